@@ -22,6 +22,23 @@
 //! Hex conventions (see [`parse_hex`]): EVM signatures and addresses carry a `0x`
 //! prefix; alt-network signatures and public keys are bare hex; alt addresses carry
 //! `0x`.
+//!
+//! ```
+//! use wallet_auth::*;
+//!
+//! // EVM login: recover the signer and compare with the claimed address.
+//! let key = [0x11u8; 32];
+//! let msg = b"Sign this message to authenticate with nonce: 42";
+//! let claimed = to_checksum_address(&evm_address_from_private_key(&key)?);
+//! let sig_hex = format!("0x{}", to_hex(&sign_personal(&key, msg)?));
+//! let sig = parse_hex(&sig_hex, true)?;
+//! assert_eq!(recover_personal_sign(msg, &sig)?, parse_evm_address(&claimed)?);
+//!
+//! // Alt login: verify against the account's registered key.
+//! let (sig, pk) = sign_alt(&key, SignAlgo::P256, HashAlgo::Sha3_256, msg)?;
+//! verify_alt_signature(&pk, "ECDSA_P256".parse()?, "SHA3_256".parse()?, msg, &sig)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use core::fmt;
 use core::str::FromStr;
@@ -127,7 +144,10 @@ impl fmt::Display for AddressError {
         match self {
             Self::MissingPrefix => f.write_str("address must start with 0x"),
             Self::BadLength { expected, got } => {
-                write!(f, "address must have {expected} hex digits after 0x, got {got}")
+                write!(
+                    f,
+                    "address must have {expected} hex digits after 0x, got {got}"
+                )
             }
             Self::BadHex => f.write_str("address contains a non-hex character"),
             Self::BadChecksum => f.write_str("address fails its EIP-55 checksum"),
@@ -215,7 +235,10 @@ fn parse_prefixed_fixed<const N: usize>(s: &str) -> Result<[u8; N], AddressError
     let digits = s.strip_prefix("0x").ok_or(AddressError::MissingPrefix)?;
     let b = digits.as_bytes();
     if b.len() != N * 2 {
-        return Err(AddressError::BadLength { expected: N * 2, got: digits.chars().count() });
+        return Err(AddressError::BadLength {
+            expected: N * 2,
+            got: digits.chars().count(),
+        });
     }
     let mut out = [0u8; N];
     for (o, p) in out.iter_mut().zip(b.chunks_exact(2)) {
@@ -276,7 +299,10 @@ fn address_of(vk: &k256::ecdsa::VerifyingKey) -> [u8; 20] {
 pub fn recover_personal_sign(message: &[u8], signature: &[u8]) -> Result<[u8; 20], SignatureError> {
     let sig: &[u8; 65] = signature
         .try_into()
-        .map_err(|_| SignatureError::BadLength { expected: 65, got: signature.len() })?;
+        .map_err(|_| SignatureError::BadLength {
+            expected: 65,
+            got: signature.len(),
+        })?;
     let (rs, v) = sig.split_at(64);
     let (r, s) = rs.split_at(32);
     let recid = match v[0] {
@@ -292,8 +318,10 @@ pub fn recover_personal_sign(message: &[u8], signature: &[u8]) -> Result<[u8; 20
     if s > &SECP256K1_HALF_N[..] {
         return Err(SignatureError::HighS);
     }
-    let sig = k256::ecdsa::Signature::from_slice(rs).map_err(|_| SignatureError::ScalarOutOfRange)?;
-    let recid = k256::ecdsa::RecoveryId::from_byte(recid).ok_or(SignatureError::BadRecoveryId(v[0]))?;
+    let sig =
+        k256::ecdsa::Signature::from_slice(rs).map_err(|_| SignatureError::ScalarOutOfRange)?;
+    let recid =
+        k256::ecdsa::RecoveryId::from_byte(recid).ok_or(SignatureError::BadRecoveryId(v[0]))?;
     let hash = personal_sign_hash(message);
     // Recovery yields a key for which the signature verifies by construction, so
     // no separate verify step; it fails only if r is not an x-coordinate.
@@ -311,7 +339,11 @@ pub fn to_checksum_address(addr: &[u8; 20]) -> String {
     for (i, c) in lower.chars().enumerate() {
         let byte = h[i / 2];
         let nibble = if i % 2 == 0 { byte >> 4 } else { byte & 0x0f };
-        out.push(if nibble >= 8 { c.to_ascii_uppercase() } else { c });
+        out.push(if nibble >= 8 {
+            c.to_ascii_uppercase()
+        } else {
+            c
+        });
     }
     out
 }
@@ -442,18 +474,25 @@ impl fmt::Display for HashAlgo {
 /// Hash of `USER_DOMAIN_TAG || message` under `hash_algo`.
 pub fn alt_message_hash(hash_algo: HashAlgo, message: &[u8]) -> [u8; 32] {
     match hash_algo {
-        HashAlgo::Sha2_256 => {
-            Sha256::new().chain_update(USER_DOMAIN_TAG).chain_update(message).finalize().into()
-        }
-        HashAlgo::Sha3_256 => {
-            Sha3_256::new().chain_update(USER_DOMAIN_TAG).chain_update(message).finalize().into()
-        }
+        HashAlgo::Sha2_256 => Sha256::new()
+            .chain_update(USER_DOMAIN_TAG)
+            .chain_update(message)
+            .finalize()
+            .into(),
+        HashAlgo::Sha3_256 => Sha3_256::new()
+            .chain_update(USER_DOMAIN_TAG)
+            .chain_update(message)
+            .finalize()
+            .into(),
     }
 }
 
 fn sec1_uncompressed(public_key: &[u8]) -> Result<[u8; 65], SignatureError> {
     if public_key.len() != 64 {
-        return Err(SignatureError::BadLength { expected: 64, got: public_key.len() });
+        return Err(SignatureError::BadLength {
+            expected: 64,
+            got: public_key.len(),
+        });
     }
     let mut out = [0u8; 65];
     out[0] = 0x04;
@@ -475,7 +514,10 @@ pub fn verify_alt_signature(
 ) -> Result<(), SignatureError> {
     let sec1 = sec1_uncompressed(public_key)?;
     if signature.len() != 64 {
-        return Err(SignatureError::BadLength { expected: 64, got: signature.len() });
+        return Err(SignatureError::BadLength {
+            expected: 64,
+            got: signature.len(),
+        });
     }
     let hash = alt_message_hash(hash_algo, message);
     match sign_algo {
@@ -484,7 +526,8 @@ pub fn verify_alt_signature(
                 .map_err(|_| SignatureError::BadPublicKey)?;
             let sig = p256::ecdsa::Signature::from_slice(signature)
                 .map_err(|_| SignatureError::ScalarOutOfRange)?;
-            vk.verify_prehash(&hash, &sig).map_err(|_| SignatureError::Invalid)
+            vk.verify_prehash(&hash, &sig)
+                .map_err(|_| SignatureError::Invalid)
         }
         SignAlgo::Secp256k1 => {
             let vk = k256::ecdsa::VerifyingKey::from_sec1_bytes(&sec1)
@@ -492,7 +535,8 @@ pub fn verify_alt_signature(
             let sig = k256::ecdsa::Signature::from_slice(signature)
                 .map_err(|_| SignatureError::ScalarOutOfRange)?;
             // k256's verifier refuses high-s; normalising first gives plain ECDSA.
-            vk.verify_prehash(&hash, &sig.normalize_s()).map_err(|_| SignatureError::Invalid)
+            vk.verify_prehash(&hash, &sig.normalize_s())
+                .map_err(|_| SignatureError::Invalid)
         }
     }
 }

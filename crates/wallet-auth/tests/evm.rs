@@ -27,7 +27,12 @@ fn sub_be(a: &[u8; 32], b: &[u8]) -> [u8; 32] {
     let mut borrow = 0i16;
     for i in (0..32).rev() {
         let mut d = i16::from(a[i]) - i16::from(b[i]) - borrow;
-        borrow = if d < 0 { d += 256; 1 } else { 0 };
+        borrow = if d < 0 {
+            d += 256;
+            1
+        } else {
+            0
+        };
         out[i] = d as u8;
     }
     out
@@ -71,7 +76,10 @@ fn viem_signature_recovers_address() {
     let sig = parse_hex(VIEM_SIG, true).unwrap();
     let addr = recover_personal_sign(b"hello world", &sig).unwrap();
     assert_eq!(addr, parse_evm_address(VIEM_ADDR).unwrap());
-    assert_eq!(to_checksum_address(&addr), "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
+    assert_eq!(
+        to_checksum_address(&addr),
+        "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+    );
 }
 
 #[test]
@@ -86,7 +94,11 @@ fn v_zero_one_accepted_like_27_28() {
 fn round_trip_sign_recover() {
     let key = [0x11u8; 32];
     let addr = evm_address_from_private_key(&key).unwrap();
-    for msg in [&b""[..], b"x", b"Sign this message to authenticate with nonce: 42"] {
+    for msg in [
+        &b""[..],
+        b"x",
+        b"Sign this message to authenticate with nonce: 42",
+    ] {
         let sig = sign_personal(&key, msg).unwrap();
         assert!(sig[64] == 27 || sig[64] == 28);
         assert_eq!(recover_personal_sign(msg, &sig).unwrap(), addr);
@@ -108,12 +120,22 @@ fn high_s_twin_rejected() {
 fn truncated_signature_is_malformed() {
     let sig = parse_hex(WEB3_SIG, true).unwrap();
     let err = recover_personal_sign(b"Some data", &sig[..64]).unwrap_err();
-    assert_eq!(err, SignatureError::BadLength { expected: 65, got: 64 });
+    assert_eq!(
+        err,
+        SignatureError::BadLength {
+            expected: 65,
+            got: 64
+        }
+    );
     assert!(err.is_malformed());
     let mut long = sig.clone();
     long.push(0);
-    assert!(recover_personal_sign(b"Some data", &long).unwrap_err().is_malformed());
-    assert!(recover_personal_sign(b"Some data", &[]).unwrap_err().is_malformed());
+    assert!(recover_personal_sign(b"Some data", &long)
+        .unwrap_err()
+        .is_malformed());
+    assert!(recover_personal_sign(b"Some data", &[])
+        .unwrap_err()
+        .is_malformed());
 }
 
 #[test]
@@ -153,7 +175,10 @@ fn r_s_out_of_range_rejected() {
     // s = n is out of range, not merely high.
     let mut sig = good.clone();
     sig[32..64].copy_from_slice(&N);
-    assert_eq!(recover_personal_sign(b"Some data", &sig).unwrap_err(), SignatureError::ScalarOutOfRange);
+    assert_eq!(
+        recover_personal_sign(b"Some data", &sig).unwrap_err(),
+        SignatureError::ScalarOutOfRange
+    );
 }
 
 #[test]
@@ -180,7 +205,9 @@ fn eip55_examples_valid() {
         "0x27b1fdb04752bbc536007a920d24acb045561c26",
     ] {
         let addr = parse_evm_address(a).unwrap_or_else(|e| panic!("{a}: {e}"));
-        if a[2..].bytes().any(|c| c.is_ascii_lowercase()) && a[2..].bytes().any(|c| c.is_ascii_uppercase()) {
+        if a[2..].bytes().any(|c| c.is_ascii_lowercase())
+            && a[2..].bytes().any(|c| c.is_ascii_uppercase())
+        {
             assert_eq!(to_checksum_address(&addr), a);
         }
     }
@@ -195,7 +222,11 @@ fn eip55_flipped_case_invalid() {
         "0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6Fb",
         "0xd1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb",
     ] {
-        assert_eq!(parse_evm_address(a).unwrap_err(), AddressError::BadChecksum, "{a}");
+        assert_eq!(
+            parse_evm_address(a).unwrap_err(),
+            AddressError::BadChecksum,
+            "{a}"
+        );
     }
 }
 
@@ -204,7 +235,10 @@ fn upper_and_lower_case_accepted() {
     let lower = parse_evm_address("0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed").unwrap();
     let upper = parse_evm_address("0x5AAEB6053F3E94C9B9A09F33669435E7EF1BEAED").unwrap();
     assert_eq!(lower, upper);
-    assert_eq!(to_checksum_address(&lower), "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed");
+    assert_eq!(
+        to_checksum_address(&lower),
+        "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
+    );
 }
 
 #[test]
@@ -213,10 +247,28 @@ fn malformed_addresses() {
     let cases: &[(&str, AddressError)] = &[
         ("5aaeb6053f3e94c9b9a09f33669435e7ef1beaed", MissingPrefix),
         ("0X5aaeb6053f3e94c9b9a09f33669435e7ef1beaed", MissingPrefix),
-        ("0x5aaeb6053f3e94c9b9a09f33669435e7ef1bea", BadLength { expected: 40, got: 38 }),
-        ("0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed00", BadLength { expected: 40, got: 42 }),
+        (
+            "0x5aaeb6053f3e94c9b9a09f33669435e7ef1bea",
+            BadLength {
+                expected: 40,
+                got: 38,
+            },
+        ),
+        (
+            "0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed00",
+            BadLength {
+                expected: 40,
+                got: 42,
+            },
+        ),
         ("0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaeg", BadHex),
-        ("0x", BadLength { expected: 40, got: 0 }),
+        (
+            "0x",
+            BadLength {
+                expected: 40,
+                got: 0,
+            },
+        ),
         ("", MissingPrefix),
         // 40 bytes but multi-byte chars: never a byte-boundary panic.
         ("0x5aaeb6053f3e94c9b9a09f33669435e7ef1bea\u{e9}", BadHex),
@@ -228,14 +280,23 @@ fn malformed_addresses() {
 
 #[test]
 fn parse_hex_prefix_rules() {
-    assert_eq!(parse_hex("0xdeadBEEF", true).unwrap(), vec![0xde, 0xad, 0xbe, 0xef]);
-    assert_eq!(parse_hex("deadbeef", false).unwrap(), vec![0xde, 0xad, 0xbe, 0xef]);
+    assert_eq!(
+        parse_hex("0xdeadBEEF", true).unwrap(),
+        vec![0xde, 0xad, 0xbe, 0xef]
+    );
+    assert_eq!(
+        parse_hex("deadbeef", false).unwrap(),
+        vec![0xde, 0xad, 0xbe, 0xef]
+    );
     assert_eq!(parse_hex("0x", true).unwrap(), Vec::<u8>::new());
     assert_eq!(parse_hex("deadbeef", true), Err(SignatureError::BadHex));
     assert_eq!(parse_hex("0xdeadbeef", false), Err(SignatureError::BadHex));
     assert_eq!(parse_hex("0xabc", true), Err(SignatureError::BadHex));
     assert_eq!(parse_hex("zz", false), Err(SignatureError::BadHex));
-    assert_eq!(parse_hex("\u{e9}\u{e9}", false), Err(SignatureError::BadHex));
+    assert_eq!(
+        parse_hex("\u{e9}\u{e9}", false),
+        Err(SignatureError::BadHex)
+    );
     assert!(SignatureError::BadHex.is_malformed());
 }
 
