@@ -1,0 +1,95 @@
+//! Extractors whose rejections are our problem+json: JSON bodies, provider API keys.
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::{header, request::Parts, StatusCode};
+use serde::de::DeserializeOwned;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
+
+use super::AppState;
+use crate::error::{Error, FieldError};
+use crate::store::tenants::{self, Provider};
+
+/// A JSON body: 415 unless declared JSON, 413 over the limit, 400 if not JSON, 422 (naming
+/// the field) if JSON of the wrong shape.
+pub struct ApiJson<T>(pub T);
+
+fn is_json(content_type: &str) -> bool {
+    let mime = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
+}
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
+    type Rejection = Error;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let declared_json = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(is_json);
+        if !declared_json {
+            return Err(Error::UnsupportedMediaType);
+        }
+        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
+            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                Error::PayloadTooLarge
+            } else {
+                Error::MalformedJson(rejection.body_text())
+            }
+        })?;
+        parse_json(&bytes).map(ApiJson)
+    }
+}
+
+pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
+    let value: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| Error::MalformedJson(e.to_string()))?;
+    if !value.is_object() {
+        return Err(Error::invalid("body", "must be a JSON object"));
+    }
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let field = e.path().to_string();
+        let message = e.inner().to_string();
+        let field = if field == "." { missing_field(&message).unwrap_or("body").to_string() } else { field };
+        Error::Validation(vec![FieldError::new(field, message)])
+    })
+}
+
+/// serde reports a missing field at the parent's path; name the field itself.
+fn missing_field(message: &str) -> Option<&str> {
+    message.strip_prefix("missing field `")?.split('`').next()
+}
+
+/// The bearer credential of a request, if any.
+pub fn bearer(parts: &Parts) -> Option<&str> {
+    let value = parts.headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim()).filter(|t| !t.is_empty())
+}
+
+pub fn hash_api_key(key: &str) -> Vec<u8> {
+    Sha256::digest(key.as_bytes()).to_vec()
+}
+
+/// The provider behind `Authorization: Bearer <API_KEY>`.
+pub struct ProviderAuth(pub Provider);
+
+impl FromRequestParts<AppState> for ProviderAuth {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let key = bearer(parts).ok_or(Error::Unauthenticated("an API key is required"))?;
+        if !key.starts_with(crate::auth::API_KEY_PREFIX) {
+            return Err(Error::Unauthenticated("provider routes take a provider API key"));
+        }
+        let hash = hash_api_key(key);
+        let lookup = hash.clone();
+        let found = state.store.read(move |c| tenants::provider_by_key_hash(c, &lookup)).await?;
+        match found {
+            Some((provider, stored)) if bool::from(stored.as_slice().ct_eq(hash.as_slice())) => Ok(ProviderAuth(provider)),
+            _ => Err(Error::Unauthenticated("invalid API key")),
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! The HTTP API: one router per area, our problem+json everywhere, a request id on every
+//! response, rate limits, OpenAPI and its viewer.
+
+pub mod extract;
+pub mod openapi;
+pub mod problem;
+pub mod provider;
+pub mod public;
+pub mod ratelimit;
+pub mod views;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Request, State};
+use axum::http::{HeaderName, HeaderValue};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::json;
+
+use crate::error::Error;
+use crate::store::Store;
+use ratelimit::{Limiter, Rule};
+
+/// Bodies up to 65,536 bytes are accepted; one more byte is a 413.
+pub const MAX_BODY_BYTES: usize = 65_536;
+
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Nonce, login and refresh, per client IP.
+    pub auth_per_ip: Rule,
+    /// Every route, per client IP.
+    pub general_per_ip: Rule,
+    /// Every authenticated route, per credential.
+    pub per_principal: Rule,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            auth_per_ip: Rule { per_second: 5.0, burst: 30.0 },
+            general_per_ip: Rule::OFF,
+            per_principal: Rule::OFF,
+        }
+    }
+}
+
+struct Limiters {
+    auth_per_ip: Limiter,
+    general_per_ip: Limiter,
+    per_principal: Limiter,
+}
+
+#[derive(Clone)]
+pub struct AppState {
+    pub store: Store,
+    limiters: Arc<Limiters>,
+}
+
+impl AppState {
+    pub fn new(store: Store, limits: Limits) -> Self {
+        AppState {
+            store,
+            limiters: Arc::new(Limiters {
+                auth_per_ip: Limiter::new(limits.auth_per_ip),
+                general_per_ip: Limiter::new(limits.general_per_ip),
+                per_principal: Limiter::new(limits.per_principal),
+            }),
+        }
+    }
+}
+
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .merge(public::router())
+        .merge(provider::router())
+        .route("/healthz", get(|| async { Json(json!({ "status": "ok" })) }))
+        .route("/readyz", get(readyz))
+        .route("/v1/openapi.json", get(openapi::document))
+        .route("/docs", get(openapi::viewer))
+        .fallback(|| async { Error::NotFound })
+        .method_not_allowed_fallback(|| async { Error::MethodNotAllowed })
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(middleware::from_fn_with_state(state.clone(), rate_limit))
+        .layer(middleware::from_fn(request_id))
+        .with_state(state)
+}
+
+async fn readyz(State(app): State<AppState>) -> Response {
+    match app.store.ping().await {
+        Ok(()) => Json(json!({ "status": "ready" })).into_response(),
+        Err(e) => {
+            tracing::warn!(error = %e, "readiness check failed");
+            Error::Internal(format!("database unreachable: {e}")).into_response()
+        }
+    }
+}
+
+static REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
+
+/// Echoes a sane client request id or makes one; makes it available to error rendering.
+async fn request_id(request: Request, next: Next) -> Response {
+    let id = request
+        .headers()
+        .get(&REQUEST_ID_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_graphic()))
+        .map(str::to_string)
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let mut response = problem::REQUEST_ID.scope(id.clone(), next.run(request)).await;
+    if let Ok(value) = HeaderValue::from_str(&id) {
+        response.headers_mut().insert(REQUEST_ID_HEADER.clone(), value);
+    }
+    response
+}
+
+fn is_auth_route(path: &str) -> bool {
+    matches!(path, "/v1/auth/nonce" | "/v1/auth/login" | "/v1/auth/refresh")
+}
+
+async fn rate_limit(State(app): State<AppState>, request: Request, next: Next) -> Response {
+    let ip = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|ConnectInfo(addr)| addr.ip().to_string())
+        .unwrap_or_default();
+    let limiters = &app.limiters;
+    let mut verdict = limiters.general_per_ip.check(&ip);
+    if verdict.is_ok() && is_auth_route(request.uri().path()) {
+        verdict = limiters.auth_per_ip.check(&ip);
+    }
+    if verdict.is_ok() {
+        if let Some(credential) = request.headers().get(axum::http::header::AUTHORIZATION) {
+            let key = auth_key_digest(credential.as_bytes());
+            verdict = limiters.per_principal.check(&key);
+        }
+    }
+    match verdict {
+        Ok(()) => next.run(request).await,
+        Err(retry_after_secs) => Error::RateLimited { retry_after_secs }.into_response(),
+    }
+}
+
+/// Keys buckets by a digest so credentials are not kept in memory verbatim.
+fn auth_key_digest(credential: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    crate::auth::hex(&Sha256::digest(credential)[..16])
+}

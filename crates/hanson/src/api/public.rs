@@ -1,0 +1,153 @@
+//! Public routes (spec 4.1): no authentication.
+
+use axum::extract::{Path, State};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{json, Value as Json_};
+
+use super::extract::ApiJson;
+use super::{views, AppState};
+use crate::domain::market::{wei_field, MarketFilters};
+use crate::domain::money::Wei;
+use crate::domain::page::SearchRequest;
+use crate::domain::time::now_micros;
+use crate::domain::trade::{quote_buy, quote_sell, SellBy};
+use crate::error::{Error, Result, Validator};
+use crate::store::markets::{self, MarketRecord};
+use crate::store::tenants;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/v1/markets/search", post(search_markets))
+        .route("/v1/markets/bet-preview", post(bet_preview))
+        .route("/v1/markets/sell-preview", post(sell_preview))
+        .route("/v1/markets/{market_id}", get(market_detail))
+        .route("/v1/tokens", get(list_tokens))
+}
+
+async fn search_markets(
+    State(app): State<AppState>,
+    ApiJson(request): ApiJson<SearchRequest<MarketFilters>>,
+) -> Result<Json<Json_>> {
+    let query = request.validate_markets()?;
+    let now = now_micros();
+    let page = app.store.read(move |c| markets::search_markets(c, &query, now)).await?;
+    let data = page.data.iter().map(|m| views::market_summary(m, now)).collect::<Result<Vec<_>>>()?;
+    Ok(Json(json!({ "data": data, "pagination": page.pagination })))
+}
+
+async fn market_detail(State(app): State<AppState>, Path(market_id): Path<String>) -> Result<Json<Json_>> {
+    let market = app.store.read(move |c| markets::market(c, &market_id, false)).await?.ok_or(Error::NotFound)?;
+    Ok(Json(views::market_detail(&market, now_micros())?))
+}
+
+async fn list_tokens(State(app): State<AppState>) -> Result<Json<Json_>> {
+    let tokens = app.store.read(tenants::tokens).await?;
+    Ok(Json(json!({ "data": tokens })))
+}
+
+/// Loads the market an outcome belongs to; an unknown outcome is 422 `unknown_outcome`.
+pub async fn market_of_outcome(app: &AppState, outcome_id: String) -> Result<(MarketRecord, usize)> {
+    app.store
+        .read(move |c| markets::market_of_outcome(c, &outcome_id))
+        .await?
+        .ok_or_else(|| Error::rule_on("unknown_outcome", "outcome_id", "no such outcome"))
+}
+
+fn token_json(m: &MarketRecord) -> Json_ {
+    json!({ "id": m.token.id, "symbol": m.token.symbol, "decimals": m.token.decimals })
+}
+
+#[derive(Deserialize)]
+struct BetPreviewInput {
+    outcome_id: Option<String>,
+    amount: Option<Json_>,
+}
+
+fn required_text(value: Option<String>, field: &str, v: &mut Validator) -> String {
+    match value {
+        Some(s) if !s.is_empty() => s,
+        _ => {
+            v.push(field, "is required");
+            String::new()
+        }
+    }
+}
+
+async fn bet_preview(State(app): State<AppState>, ApiJson(input): ApiJson<BetPreviewInput>) -> Result<Json<Json_>> {
+    let mut v = Validator::default();
+    let outcome_id = required_text(input.outcome_id, "outcome_id", &mut v);
+    let amount = wei_field(input.amount.as_ref(), "amount", &mut v)?;
+    if input.amount.is_none() {
+        v.push("amount", "is required");
+    }
+    v.finish()?;
+    let amount = amount.unwrap_or(0);
+    let (market, index) = market_of_outcome(&app, outcome_id.clone()).await?;
+    let quote = quote_buy(&market, index, amount, now_micros())?;
+    Ok(Json(json!({
+        "outcome_id": outcome_id,
+        "amount": Wei(amount),
+        "estimated_shares": Wei(quote.shares),
+        "average_price": quote.average_price,
+        "price_impact": quote.price_impact,
+        "new_outcome_price": quote.new_prices[index].to_string(),
+        "current_price": quote.current_price.to_string(),
+        "estimated_fee": Wei(quote.fee.total),
+        "net_amount": Wei(quote.net_amount),
+        "market_id": market.id,
+        "token": token_json(&market),
+    })))
+}
+
+#[derive(Deserialize)]
+pub struct SellInput {
+    pub outcome_id: Option<String>,
+    pub shares_amount: Option<Json_>,
+    pub target_proceeds: Option<Json_>,
+}
+
+impl SellInput {
+    /// Exactly one of `shares_amount` and `target_proceeds`.
+    pub fn sell_by(&self, v: &mut Validator) -> Result<Option<SellBy>> {
+        let shares = wei_field(self.shares_amount.as_ref(), "shares_amount", v)?;
+        let target = wei_field(self.target_proceeds.as_ref(), "target_proceeds", v)?;
+        let present = |x: &Option<Json_>| x.as_ref().is_some_and(|x| !x.is_null());
+        match (present(&self.shares_amount), present(&self.target_proceeds)) {
+            (true, true) => {
+                v.push("shares_amount", "give either shares_amount or target_proceeds, not both");
+                Ok(None)
+            }
+            (false, false) => {
+                v.push("shares_amount", "give either shares_amount or target_proceeds");
+                Ok(None)
+            }
+            _ => Ok(shares.map(SellBy::Shares).or(target.map(SellBy::TargetProceeds))),
+        }
+    }
+}
+
+async fn sell_preview(State(app): State<AppState>, ApiJson(input): ApiJson<SellInput>) -> Result<Json<Json_>> {
+    let mut v = Validator::default();
+    let by = input.sell_by(&mut v)?;
+    let outcome_id = required_text(input.outcome_id, "outcome_id", &mut v);
+    v.finish()?;
+    let by = by.ok_or_else(|| Error::internal("validated sell form missing"))?;
+    let (market, index) = market_of_outcome(&app, outcome_id.clone()).await?;
+    let outstanding = market.outcomes[index].total_shares;
+    let quote = quote_sell(&market, index, by, outstanding, now_micros())?;
+    Ok(Json(json!({
+        "outcome_id": outcome_id,
+        "estimated_shares": Wei(quote.shares),
+        "estimated_proceeds": Wei(quote.proceeds),
+        "estimated_fee": Wei(quote.fee.total),
+        "estimated_net_proceeds": Wei(quote.net_proceeds),
+        "average_price": quote.average_price,
+        "price_impact": quote.price_impact,
+        "new_outcome_price": quote.new_prices[index].to_string(),
+        "current_price": quote.current_price.to_string(),
+        "market_id": market.id,
+        "token": token_json(&market),
+    })))
+}

@@ -1,0 +1,198 @@
+//! The `hanson` command line: serve, and the administrative commands that print JSON and
+//! work while a server runs on the same database.
+
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use serde_json::json;
+
+use crate::api::ratelimit::Rule;
+use crate::api::Limits;
+use crate::auth;
+use crate::domain::time::now_micros;
+use crate::error::{Error, Result};
+use crate::server::{serve, ServeConfig};
+use crate::store::tenants::{self, Token};
+use crate::store::Store;
+
+#[derive(Parser)]
+#[command(name = "hanson", version, about = "Self-hostable prediction markets with an exact LMSR market maker")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Args, Clone)]
+struct Database {
+    /// sqlite://PATH (created if missing).
+    #[arg(long, env = "HANSON_DATABASE_URL", default_value = "sqlite://hanson.db")]
+    database_url: String,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the HTTP service.
+    Serve(ServeArgs),
+    /// Manage providers (tenants).
+    Provider {
+        #[command(subcommand)]
+        command: ProviderCommand,
+    },
+    /// Manage tokens.
+    Token {
+        #[command(subcommand)]
+        command: TokenCommand,
+    },
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    /// Address to listen on (port 0 picks a free port).
+    #[arg(long, env = "HANSON_LISTEN", default_value = "127.0.0.1:8080")]
+    listen: String,
+    #[command(flatten)]
+    database: Database,
+    /// Nonce, login and refresh requests per second per client IP (0 = unlimited).
+    #[arg(long, env = "HANSON_AUTH_RATE_PER_IP", default_value_t = 5.0)]
+    auth_rate_per_ip: f64,
+    /// Burst allowance for the auth routes per client IP.
+    #[arg(long, env = "HANSON_AUTH_BURST_PER_IP", default_value_t = 30.0)]
+    auth_burst_per_ip: f64,
+    /// Requests per second per client IP on every route (0 = unlimited).
+    #[arg(long, env = "HANSON_RATE_PER_IP", default_value_t = 0.0)]
+    rate_per_ip: f64,
+    #[arg(long, env = "HANSON_BURST_PER_IP", default_value_t = 100.0)]
+    burst_per_ip: f64,
+    /// Requests per second per credential (API key or access token; 0 = unlimited).
+    #[arg(long, env = "HANSON_RATE_PER_PRINCIPAL", default_value_t = 0.0)]
+    rate_per_principal: f64,
+    #[arg(long, env = "HANSON_BURST_PER_PRINCIPAL", default_value_t = 100.0)]
+    burst_per_principal: f64,
+}
+
+#[derive(Subcommand)]
+enum ProviderCommand {
+    /// Create a provider and print its first API key (shown once).
+    Create {
+        #[arg(long)]
+        name: String,
+        #[command(flatten)]
+        database: Database,
+    },
+    /// Replace a provider's API key; the old key stops working at once.
+    RotateKey {
+        provider_id: String,
+        #[command(flatten)]
+        database: Database,
+    },
+}
+
+#[derive(Subcommand)]
+enum TokenCommand {
+    /// Register a token markets can be denominated in.
+    Create {
+        #[arg(long)]
+        symbol: String,
+        #[arg(long)]
+        name: String,
+        #[arg(long)]
+        decimals: u8,
+        #[command(flatten)]
+        database: Database,
+    },
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_tracing();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli.command)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_tracing() {
+    use tracing_subscriber::filter::Targets;
+    use tracing_subscriber::prelude::*;
+    let filter: Targets = std::env::var("RUST_LOG")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| Targets::new().with_default(tracing::Level::INFO));
+    let _ = tracing_subscriber::registry()
+        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
+        .with(filter)
+        .try_init();
+}
+
+fn rule(per_second: f64, burst: f64) -> Rule {
+    Rule { per_second: per_second.max(0.0), burst: burst.max(1.0) }
+}
+
+fn print_json(value: serde_json::Value) {
+    println!("{value}");
+}
+
+async fn run(command: Command) -> Result<()> {
+    match command {
+        Command::Serve(args) => {
+            let limits = Limits {
+                auth_per_ip: rule(args.auth_rate_per_ip, args.auth_burst_per_ip),
+                general_per_ip: rule(args.rate_per_ip, args.burst_per_ip),
+                per_principal: rule(args.rate_per_principal, args.burst_per_principal),
+            };
+            serve(ServeConfig { listen: args.listen, database_url: args.database.database_url, limits }).await
+        }
+        Command::Provider { command: ProviderCommand::Create { name, database } } => {
+            let name = name.trim().to_string();
+            if name.is_empty() {
+                return Err(Error::invalid("name", "must not be empty"));
+            }
+            let store = Store::open(&database.database_url)?;
+            let id = uuid::Uuid::new_v4().to_string();
+            let key = auth::generate_api_key();
+            let hash = crate::api::extract::hash_api_key(&key);
+            let (pid, pname) = (id.clone(), name.clone());
+            store.write(move |c| tenants::create_provider(c, &pid, &pname, &hash, now_micros())).await?;
+            print_json(json!({ "provider_id": id, "name": name, "api_key": key }));
+            Ok(())
+        }
+        Command::Provider { command: ProviderCommand::RotateKey { provider_id, database } } => {
+            let store = Store::open(&database.database_url)?;
+            let key = auth::generate_api_key();
+            let hash = crate::api::extract::hash_api_key(&key);
+            let pid = provider_id.clone();
+            store.write(move |c| tenants::rotate_key(c, &pid, &hash, now_micros())).await?;
+            print_json(json!({ "provider_id": provider_id, "api_key": key }));
+            Ok(())
+        }
+        Command::Token { command: TokenCommand::Create { symbol, name, decimals, database } } => {
+            if symbol.trim().is_empty() || name.trim().is_empty() {
+                return Err(Error::invalid("symbol", "symbol and name must not be empty"));
+            }
+            if decimals > 36 {
+                return Err(Error::invalid("decimals", "must be at most 36"));
+            }
+            let store = Store::open(&database.database_url)?;
+            let token = Token {
+                id: uuid::Uuid::new_v4().to_string(),
+                symbol: symbol.trim().to_string(),
+                name: name.trim().to_string(),
+                decimals: i64::from(decimals),
+            };
+            let stored = token.clone();
+            store.write(move |c| tenants::create_token(c, &stored, now_micros())).await?;
+            print_json(json!({ "token_id": token.id, "symbol": token.symbol, "name": token.name, "decimals": token.decimals }));
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! Wei amounts and share counts: canonical decimal strings at the edge, `u128` inside.
+
+use std::fmt;
+
+/// The largest amount accepted from a client (CONTRACT "Numbers": at least 10^36).
+/// Internal sums stay below `u128::MAX` through checked arithmetic.
+pub const MAX_INPUT_AMOUNT: u128 = 1_000_000_000_000_000_000_000_000_000_000_000_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AmountError {
+    /// Not a canonical decimal string (sign, point, exponent, spaces, leading zeros, empty).
+    Malformed,
+    /// Canonical but above [`MAX_INPUT_AMOUNT`].
+    TooLarge,
+}
+
+impl AmountError {
+    pub fn message(self) -> &'static str {
+        match self {
+            AmountError::Malformed => {
+                "must be a string of decimal digits without sign, point, exponent or leading zeros"
+            }
+            AmountError::TooLarge => "must not exceed 10^36",
+        }
+    }
+}
+
+/// Parses a client-supplied wei or share amount.
+pub fn parse_amount(s: &str) -> Result<u128, AmountError> {
+    let bytes = s.as_bytes();
+    if bytes.is_empty() || !bytes.iter().all(u8::is_ascii_digit) {
+        return Err(AmountError::Malformed);
+    }
+    if bytes.len() > 1 && bytes[0] == b'0' {
+        return Err(AmountError::Malformed);
+    }
+    // 10^36 has 37 digits; anything longer is too large without parsing.
+    if bytes.len() > 37 {
+        return Err(AmountError::TooLarge);
+    }
+    let value: u128 = s.parse().map_err(|_| AmountError::Malformed)?;
+    if value > MAX_INPUT_AMOUNT {
+        return Err(AmountError::TooLarge);
+    }
+    Ok(value)
+}
+
+/// Parses an amount read back from storage (already canonical, any u128).
+pub fn parse_stored(s: &str) -> Option<u128> {
+    s.parse().ok()
+}
+
+/// A wei or share amount rendered as the API's decimal string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct Wei(pub u128);
+
+impl fmt::Display for Wei {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl serde::Serialize for Wei {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&self.0)
+    }
+}
+
+/// Signed amount for `unrealized_pnl`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SignedWei {
+    pub negative: bool,
+    pub magnitude: u128,
+}
+
+impl SignedWei {
+    pub fn difference(a: u128, b: u128) -> SignedWei {
+        if a >= b {
+            SignedWei { negative: false, magnitude: a - b }
+        } else {
+            SignedWei { negative: true, magnitude: b - a }
+        }
+    }
+}
+
+impl serde::Serialize for SignedWei {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.negative && self.magnitude != 0 {
+            s.collect_str(&format_args!("-{}", self.magnitude))
+        } else {
+            s.collect_str(&self.magnitude)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_amounts_parse() {
+        assert_eq!(parse_amount("0"), Ok(0));
+        assert_eq!(parse_amount("1"), Ok(1));
+        assert_eq!(parse_amount("1000000000000000000000000000000000000"), Ok(MAX_INPUT_AMOUNT));
+    }
+
+    #[test]
+    fn non_canonical_amounts_are_rejected() {
+        for bad in ["", "-1", "+1", "1.0", "1e3", " 1", "1 ", "01", "00", "0x10", "１"] {
+            assert_eq!(parse_amount(bad), Err(AmountError::Malformed), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn amounts_above_the_cap_are_too_large() {
+        assert_eq!(parse_amount("1000000000000000000000000000000000001"), Err(AmountError::TooLarge));
+        assert_eq!(parse_amount(&"9".repeat(80)), Err(AmountError::TooLarge));
+    }
+
+    #[test]
+    fn signed_wei_renders_a_leading_minus() {
+        assert_eq!(serde_json::to_string(&SignedWei::difference(3, 10)).unwrap(), "\"-7\"");
+        assert_eq!(serde_json::to_string(&SignedWei::difference(10, 3)).unwrap(), "\"7\"");
+        assert_eq!(serde_json::to_string(&SignedWei::difference(3, 3)).unwrap(), "\"0\"");
+    }
+}

@@ -1,0 +1,122 @@
+//! The one pagination and sorting type every search uses (CONTRACT "Lists").
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result, Validator};
+
+pub const DEFAULT_PER_PAGE: i64 = 20;
+pub const MAX_PER_PAGE: i64 = 100;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageRequest {
+    pub page: i64,
+    pub per_page: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Asc,
+    Desc,
+}
+
+impl Direction {
+    pub fn as_sql(self) -> &'static str {
+        match self {
+            Direction::Asc => "ASC",
+            Direction::Desc => "DESC",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sort {
+    pub field: String,
+    pub direction: Direction,
+}
+
+/// The common search request: `{filters, pagination: {page, per_page}, sort: {field, direction}}`.
+#[derive(Debug, Default, Deserialize)]
+pub struct SearchRequest<F> {
+    #[serde(default)]
+    pub filters: Option<F>,
+    #[serde(default)]
+    pub pagination: Option<PaginationInput>,
+    #[serde(default)]
+    pub sort: Option<SortInput>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct PaginationInput {
+    pub page: Option<i64>,
+    pub per_page: Option<i64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct SortInput {
+    pub field: Option<String>,
+    pub direction: Option<String>,
+}
+
+impl<F> SearchRequest<F> {
+    /// Validates paging and sorting against the endpoint's sort whitelist; the first entry is
+    /// the default field, sorted newest (largest) first by default.
+    pub fn paging(&self, sort_fields: &[&str], v: &mut Validator) -> (PageRequest, Sort) {
+        let pagination = self.pagination.as_ref();
+        let page = pagination.and_then(|p| p.page).unwrap_or(1);
+        let per_page = pagination.and_then(|p| p.per_page).unwrap_or(DEFAULT_PER_PAGE);
+        v.check(page >= 1, "pagination.page", "must be at least 1");
+        v.check(
+            (1..=MAX_PER_PAGE).contains(&per_page),
+            "pagination.per_page",
+            "must be between 1 and 100",
+        );
+        let sort = self.sort.as_ref();
+        let field = sort.and_then(|s| s.field.clone()).unwrap_or_else(|| sort_fields[0].to_string());
+        if !sort_fields.contains(&field.as_str()) {
+            v.push("sort.field", format!("must be one of: {}", sort_fields.join(", ")));
+        }
+        let direction = match sort.and_then(|s| s.direction.as_deref()) {
+            None | Some("desc") => Direction::Desc,
+            Some("asc") => Direction::Asc,
+            Some(_) => {
+                v.push("sort.direction", "must be asc or desc");
+                Direction::Desc
+            }
+        };
+        (PageRequest { page: page.max(1), per_page: per_page.clamp(1, MAX_PER_PAGE) }, Sort { field, direction })
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Pagination {
+    pub page: i64,
+    pub per_page: i64,
+    pub total: i64,
+    pub total_pages: i64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Page<T> {
+    pub data: Vec<T>,
+    pub pagination: Pagination,
+}
+
+impl<T> Page<T> {
+    pub fn new(data: Vec<T>, request: PageRequest, total: i64) -> Self {
+        let total_pages = (total + request.per_page - 1) / request.per_page;
+        Page { data, pagination: Pagination { page: request.page, per_page: request.per_page, total, total_pages } }
+    }
+
+    pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U> {
+        Page { data: self.data.into_iter().map(f).collect(), pagination: self.pagination }
+    }
+}
+
+impl<T: Serialize> Page<T> {
+    pub fn to_json(&self) -> Result<serde_json::Value> {
+        Ok(serde_json::json!({
+            "data": serde_json::to_value(&self.data).map_err(Error::internal)?,
+            "pagination": self.pagination,
+        }))
+    }
+}

@@ -1,0 +1,161 @@
+//! Trade quotes: the one place that turns a market's state and a request into shares, costs,
+//! fees and prices. Previews and trades both call these.
+
+use super::fees::{split_fee, FeeSplit, PERCENT_UNITS};
+use super::num::{mul_div, ratio_decimal, relative_change_decimal, Rounding};
+use super::time::Micros;
+use crate::error::{Error, Result};
+use crate::store::markets::MarketRecord;
+
+fn engine_error(e: lmsr::LmsrError) -> Error {
+    match e {
+        lmsr::LmsrError::TradeTooSmall => Error::rule("trade_too_small", "the trade rounds to zero shares or proceeds"),
+        lmsr::LmsrError::InsufficientShares | lmsr::LmsrError::Unreachable => {
+            Error::rule("insufficient_shares", "not enough shares to sell for that")
+        }
+        lmsr::LmsrError::Overflow => Error::rule("amount_too_large", "the trade exceeds the supported range"),
+        other => Error::internal(format!("lmsr: {other}")),
+    }
+}
+
+/// Trades need an active market inside its trading window.
+pub fn ensure_open(m: &MarketRecord, now: Micros) -> Result<()> {
+    if m.stored_status != "active" || now < m.starts_at || now >= m.ends_at {
+        return Err(Error::conflict("market_not_open", format!("the market is not open for trading (status {})", m.status(now))));
+    }
+    Ok(())
+}
+
+#[derive(Debug, Clone)]
+pub struct BuyQuote {
+    pub outcome: usize,
+    pub amount: u128,
+    pub fee: FeeSplit,
+    pub net_amount: u128,
+    pub shares: u128,
+    /// What the engine charges for `shares` (<= net_amount); the rest stays in the pool.
+    pub cost: u128,
+    pub average_price: String,
+    pub price_impact: String,
+    pub current_price: lmsr::Price,
+    pub new_prices: Vec<lmsr::Price>,
+}
+
+/// average price as a 10^36-scaled fixed point, for comparing with an engine price.
+fn scaled_ratio(num: u128, den: u128) -> u128 {
+    mul_div(num, lmsr::PRICE_SCALE, den, Rounding::Down).unwrap_or(u128::MAX)
+}
+
+pub fn quote_buy(m: &MarketRecord, outcome: usize, amount: u128, now: Micros) -> Result<BuyQuote> {
+    ensure_open(m, now)?;
+    if amount < m.min_bet {
+        return Err(Error::rule_on("bet_below_minimum", "amount", format!("the minimum bet is {}", m.min_bet)));
+    }
+    if amount > m.max_bet {
+        return Err(Error::rule_on("bet_above_maximum", "amount", format!("the maximum bet is {}", m.max_bet)));
+    }
+    let fee = split_fee(amount, m.creator_fee, m.platform_fee);
+    let net_amount = amount - fee.total;
+    let mut q = m.shares();
+    let prices = lmsr::prices(m.b, &q).map_err(engine_error)?;
+    let buy = lmsr::buy(m.b, &q, outcome, net_amount).map_err(engine_error)?;
+    q[outcome] = q[outcome].checked_add(buy.shares).ok_or_else(|| Error::rule("amount_too_large", "share total overflow"))?;
+    let new_prices = lmsr::prices(m.b, &q).map_err(engine_error)?;
+    let current_price = prices[outcome];
+    let average = scaled_ratio(net_amount, buy.shares);
+    Ok(BuyQuote {
+        outcome,
+        amount,
+        fee,
+        net_amount,
+        shares: buy.shares,
+        cost: buy.cost,
+        average_price: ratio_decimal(net_amount, buy.shares),
+        price_impact: relative_change_decimal(average, current_price.raw()),
+        current_price,
+        new_prices,
+    })
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SellBy {
+    Shares(u128),
+    /// Net proceeds after the fee.
+    TargetProceeds(u128),
+}
+
+#[derive(Debug, Clone)]
+pub struct SellQuote {
+    pub outcome: usize,
+    pub shares: u128,
+    pub proceeds: u128,
+    pub fee: FeeSplit,
+    pub net_proceeds: u128,
+    pub average_price: String,
+    pub price_impact: String,
+    pub current_price: lmsr::Price,
+    pub new_prices: Vec<lmsr::Price>,
+}
+
+/// The smallest gross proceeds whose net (after the rounded-up fee) reaches `target`:
+/// gross - ceil(gross * r) >= target  <=>  gross >= ceil(target / (1 - r)).
+fn gross_for_net(target: u128, fee_units: u32) -> Option<u128> {
+    let whole = 100 * u128::from(PERCENT_UNITS);
+    mul_div(target, whole, whole - u128::from(fee_units), Rounding::Up)
+}
+
+/// `held` bounds the shares that may be sold (the caller's position, or all outstanding
+/// shares for a public preview).
+pub fn quote_sell(m: &MarketRecord, outcome: usize, by: SellBy, held: u128, now: Micros) -> Result<SellQuote> {
+    ensure_open(m, now)?;
+    let mut q = m.shares();
+    let prices = lmsr::prices(m.b, &q).map_err(engine_error)?;
+    let sell = match by {
+        SellBy::Shares(shares) => {
+            if shares > held {
+                return Err(Error::rule_on("insufficient_shares", "shares_amount", format!("only {held} shares are available")));
+            }
+            lmsr::sell(m.b, &q, outcome, shares).map_err(engine_error)?
+        }
+        SellBy::TargetProceeds(target) => {
+            let gross = gross_for_net(target, m.creator_fee + m.platform_fee)
+                .ok_or_else(|| Error::rule("amount_too_large", "target too large"))?;
+            lmsr::sell_for_proceeds(m.b, &q, outcome, gross, held).map_err(engine_error)?
+        }
+    };
+    let fee = split_fee(sell.proceeds, m.creator_fee, m.platform_fee);
+    let net_proceeds = sell.proceeds - fee.total;
+    if net_proceeds == 0 {
+        return Err(Error::rule("trade_too_small", "the sale's proceeds after fees round to zero"));
+    }
+    q[outcome] -= sell.shares;
+    let new_prices = lmsr::prices(m.b, &q).map_err(engine_error)?;
+    let current_price = prices[outcome];
+    let average = scaled_ratio(sell.proceeds, sell.shares);
+    Ok(SellQuote {
+        outcome,
+        shares: sell.shares,
+        proceeds: sell.proceeds,
+        fee,
+        net_proceeds,
+        average_price: ratio_decimal(sell.proceeds, sell.shares),
+        price_impact: relative_change_decimal(average, current_price.raw()),
+        current_price,
+        new_prices,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gross_for_net_is_the_smallest_sufficient_gross() {
+        for (target, units) in [(1u128, 0u32), (100, 30_000), (997, 25_000), (10u128.pow(36), 500_000), (7, 1)] {
+            let gross = gross_for_net(target, units).unwrap();
+            let net = |g: u128| g - split_fee(g, units, 0).total;
+            assert!(net(gross) >= target, "{target} {units}");
+            assert!(gross == 0 || net(gross - 1) < target, "{target} {units}");
+        }
+    }
+}

@@ -1,0 +1,9 @@
+//! Hanson: a self-hostable prediction-market service with an exact LMSR market maker.
+
+pub mod api;
+pub mod auth;
+pub mod cli;
+pub mod domain;
+pub mod error;
+pub mod server;
+pub mod store;

@@ -1,0 +1,64 @@
+//! `hanson serve`: bind, serve, and shut down cleanly on SIGINT/SIGTERM after in-flight
+//! requests finish.
+
+use std::net::SocketAddr;
+
+use tokio::net::TcpListener;
+
+use crate::api::{self, AppState, Limits};
+use crate::error::{Error, Result};
+use crate::store::Store;
+
+pub struct ServeConfig {
+    pub listen: String,
+    pub database_url: String,
+    pub limits: Limits,
+}
+
+pub async fn serve(config: ServeConfig) -> Result<()> {
+    let store = Store::open(&config.database_url)?;
+    let listener = TcpListener::bind(&config.listen)
+        .await
+        .map_err(|e| Error::internal(format!("cannot listen on {}: {e}", config.listen)))?;
+    let address = listener.local_addr().map_err(Error::internal)?;
+    // Tests and scripts read this line to find a random port.
+    println!("listening on http://{address}");
+    tracing::info!(%address, database = %redact(&config.database_url), "hanson serving");
+    let app = api::router(AppState::new(store, config.limits));
+    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(shutdown_signal())
+        .await
+        .map_err(|e| Error::internal(format!("server error: {e}")))?;
+    tracing::info!("hanson stopped");
+    Ok(())
+}
+
+/// Hides a password in a database URL for logging.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme_end), Some(at)) if at > scheme_end => format!("{}://***{}", &url[..scheme_end], &url[at..]),
+        _ => url.to_string(),
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = terminate => {},
+    }
+    tracing::info!("shutdown requested; finishing in-flight requests");
+}

@@ -1,0 +1,458 @@
+//! Markets and outcomes: creation (funded from the provider's treasury), partial updates,
+//! reads and search.
+
+use serde_json::Value as Json;
+
+use super::ledger::{self, Account, Kind, Transfer};
+use super::sql::{Conn, Param, Row};
+use super::tenants::{self, Token};
+use crate::domain::market::{MarketPatch, NewMarket, NewOutcome, OutcomePatch, SearchMarkets};
+use crate::domain::page::{Page, PageRequest};
+use crate::domain::time::Micros;
+use crate::error::{Error, Result};
+
+#[derive(Debug, Clone)]
+pub struct OutcomeRecord {
+    pub id: String,
+    pub market_id: String,
+    pub index: i64,
+    pub title: String,
+    pub description: String,
+    pub images: Json,
+    pub total_shares: u128,
+    pub total_volume: u128,
+}
+
+#[derive(Debug, Clone)]
+pub struct MarketRecord {
+    pub id: String,
+    pub provider_id: String,
+    pub provider_name: String,
+    pub game_id: Option<String>,
+    pub question: String,
+    pub description: String,
+    pub category: Option<String>,
+    pub resolution_source: Option<String>,
+    pub tags: Json,
+    pub images: Json,
+    pub metadata: Json,
+    pub pricing_method: String,
+    pub token: Token,
+    pub min_bet: u128,
+    pub max_bet: u128,
+    pub liquidity: u128,
+    pub b: u128,
+    pub starts_at: Micros,
+    pub ends_at: Micros,
+    pub creator_wallet_id: String,
+    pub creator_fee: u32,
+    pub platform_fee: u32,
+    /// Stored status: active, resolved or cancelled. See [`MarketRecord::status`].
+    pub stored_status: String,
+    pub total_volume: u128,
+    pub trade_count: i64,
+    pub winning_outcome_id: Option<String>,
+    pub settled_at: Option<Micros>,
+    pub created_at: Micros,
+    pub updated_at: Micros,
+    pub pool: u128,
+    pub outcomes: Vec<OutcomeRecord>,
+}
+
+impl MarketRecord {
+    /// `closed` is derived: an active market whose end has passed.
+    pub fn status(&self, now: Micros) -> &str {
+        if self.stored_status == "active" && now >= self.ends_at {
+            "closed"
+        } else {
+            &self.stored_status
+        }
+    }
+
+    pub fn is_settled(&self) -> bool {
+        self.stored_status == "resolved" || self.stored_status == "cancelled"
+    }
+
+    pub fn shares(&self) -> Vec<u128> {
+        self.outcomes.iter().map(|o| o.total_shares).collect()
+    }
+
+    /// Current prices, one per outcome in index order.
+    pub fn prices(&self) -> Result<Vec<lmsr::Price>> {
+        lmsr::prices(self.b, &self.shares()).map_err(|e| Error::internal(format!("prices: {e}")))
+    }
+}
+
+const MARKET_COLUMNS: &str = "m.id, m.provider_id, p.name, m.game_id, m.question, m.description, m.category, \
+    m.resolution_source, m.tags, m.images, m.metadata, m.pricing_method, \
+    t.id, t.symbol, t.name, t.decimals, \
+    m.min_bet, m.max_bet, m.liquidity, m.b, m.starts_at, m.ends_at, m.creator_wallet_id, \
+    m.creator_fee, m.platform_fee, m.status, m.total_volume, m.trade_count, m.winning_outcome_id, \
+    m.settled_at, m.created_at, m.updated_at";
+const MARKET_FROM: &str = "FROM markets m JOIN providers p ON p.id = m.provider_id JOIN tokens t ON t.id = m.token_id";
+
+fn json_column(r: &Row, i: usize) -> Result<Json> {
+    serde_json::from_str(&r.text(i)?).map_err(Error::internal)
+}
+
+fn market_from_row(r: &Row) -> Result<MarketRecord> {
+    Ok(MarketRecord {
+        id: r.text(0)?,
+        provider_id: r.text(1)?,
+        provider_name: r.text(2)?,
+        game_id: r.opt_text(3)?,
+        question: r.text(4)?,
+        description: r.text(5)?,
+        category: r.opt_text(6)?,
+        resolution_source: r.opt_text(7)?,
+        tags: json_column(r, 8)?,
+        images: json_column(r, 9)?,
+        metadata: json_column(r, 10)?,
+        pricing_method: r.text(11)?,
+        token: Token { id: r.text(12)?, symbol: r.text(13)?, name: r.text(14)?, decimals: r.int(15)? },
+        min_bet: r.money(16)?,
+        max_bet: r.money(17)?,
+        liquidity: r.money(18)?,
+        b: r.money(19)?,
+        starts_at: r.int(20)?,
+        ends_at: r.int(21)?,
+        creator_wallet_id: r.text(22)?,
+        creator_fee: r.int(23)? as u32,
+        platform_fee: r.int(24)? as u32,
+        stored_status: r.text(25)?,
+        total_volume: r.money(26)?,
+        trade_count: r.int(27)?,
+        winning_outcome_id: r.opt_text(28)?,
+        settled_at: r.opt_int(29)?,
+        created_at: r.int(30)?,
+        updated_at: r.int(31)?,
+        pool: 0,
+        outcomes: Vec::new(),
+    })
+}
+
+fn outcome_from_row(r: &Row) -> Result<OutcomeRecord> {
+    Ok(OutcomeRecord {
+        id: r.text(0)?,
+        market_id: r.text(1)?,
+        index: r.int(2)?,
+        title: r.text(3)?,
+        description: r.text(4)?,
+        images: json_column(r, 5)?,
+        total_shares: r.money(6)?,
+        total_volume: r.money(7)?,
+    })
+}
+
+fn load_details(c: &mut dyn Conn, mut m: MarketRecord) -> Result<MarketRecord> {
+    m.outcomes = c
+        .query(
+            "SELECT id, market_id, outcome_index, title, description, images, total_shares, total_volume \
+             FROM outcomes WHERE market_id = $1 ORDER BY outcome_index",
+            &[Param::Text(&m.id)],
+        )?
+        .iter()
+        .map(outcome_from_row)
+        .collect::<Result<_>>()?;
+    m.pool = ledger::balance(c, &ledger::pool_account(&m.id))?;
+    Ok(m)
+}
+
+/// A market with its outcomes and pool; `lock` takes the row lock where the dialect has one.
+pub fn market(c: &mut dyn Conn, id: &str, lock: bool) -> Result<Option<MarketRecord>> {
+    if lock && c.lock_clause().is_empty() {
+        // SQLite: the single writer already serializes; nothing to lock.
+    } else if lock {
+        let sql = format!("SELECT id FROM markets WHERE id = $1{}", c.lock_clause());
+        c.query_opt(&sql, &[Param::Text(id)])?;
+    }
+    let sql = format!("SELECT {MARKET_COLUMNS} {MARKET_FROM} WHERE m.id = $1");
+    match c.query_opt(&sql, &[Param::Text(id)])? {
+        Some(row) => Ok(Some(load_details(c, market_from_row(&row)?)?)),
+        None => Ok(None),
+    }
+}
+
+/// The provider's own market, or 404 (another provider's market is invisible).
+pub fn provider_market(c: &mut dyn Conn, provider_id: &str, id: &str) -> Result<MarketRecord> {
+    match market(c, id, true)? {
+        Some(m) if m.provider_id == provider_id => Ok(m),
+        _ => Err(Error::NotFound),
+    }
+}
+
+/// The market an outcome belongs to, and the outcome's position in it.
+pub fn market_of_outcome(c: &mut dyn Conn, outcome_id: &str) -> Result<Option<(MarketRecord, usize)>> {
+    let Some(row) = c.query_opt("SELECT market_id FROM outcomes WHERE id = $1", &[Param::Text(outcome_id)])? else {
+        return Ok(None);
+    };
+    let market_id = row.text(0)?;
+    let Some(m) = market(c, &market_id, false)? else { return Ok(None) };
+    let position = m.outcomes.iter().position(|o| o.id == outcome_id);
+    Ok(position.map(|p| (m, p)))
+}
+
+fn insert_outcome(c: &mut dyn Conn, market_id: &str, o: &NewOutcome) -> Result<()> {
+    c.exec(
+        "INSERT INTO outcomes (id, market_id, outcome_index, title, description, images, total_shares, total_volume) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        &[
+            Param::Text(&o.id),
+            Param::Text(market_id),
+            Param::Int(o.index),
+            Param::Text(&o.title),
+            Param::Text(&o.description),
+            Param::Text(&o.images.to_string()),
+            Param::Money(0),
+            Param::Money(0),
+        ],
+    )?;
+    Ok(())
+}
+
+pub fn create_market(c: &mut dyn Conn, m: NewMarket, now: Micros) -> Result<MarketRecord> {
+    if tenants::token(c, &m.token_id)?.is_none() {
+        return Err(Error::rule_on("unknown_token", "token_id", "no such token"));
+    }
+    match tenants::wallet_by_id(c, &m.creator_wallet_id)? {
+        Some(w) if w.provider_id == m.provider_id => {}
+        _ => {
+            return Err(Error::invalid("creator_wallet_id", "no such wallet in this provider's tenant"));
+        }
+    }
+    let b = lmsr::liquidity_parameter(m.liquidity, m.outcomes.len())
+        .map_err(|_| Error::invalid("liquidity", "too small for this many outcomes"))?;
+    c.exec(
+        "INSERT INTO markets (id, provider_id, game_id, question, question_lower, description, description_lower, \
+         category, resolution_source, tags, images, metadata, pricing_method, token_id, min_bet, max_bet, liquidity, b, \
+         starts_at, ends_at, creator_wallet_id, creator_fee, platform_fee, status, total_volume, trade_count, \
+         created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, \
+         $23, 'active', $24, 0, $25, $25)",
+        &[
+            Param::Text(&m.id),
+            Param::Text(&m.provider_id),
+            (&m.game_id).into(),
+            Param::Text(&m.question),
+            Param::Text(&m.question.to_lowercase()),
+            Param::Text(&m.description),
+            Param::Text(&m.description.to_lowercase()),
+            m.category().into(),
+            m.resolution_source().into(),
+            Param::Text(&m.tags.to_string()),
+            Param::Text(&m.images.to_string()),
+            Param::Text(&m.metadata.to_string()),
+            Param::Text("lmsr"),
+            Param::Text(&m.token_id),
+            Param::Money(m.min_bet),
+            Param::Money(m.max_bet),
+            Param::Money(m.liquidity),
+            Param::Money(b),
+            Param::Int(m.starts_at),
+            Param::Int(m.ends_at),
+            Param::Text(&m.creator_wallet_id),
+            Param::Int(i64::from(m.creator_fee)),
+            Param::Int(i64::from(m.platform_fee)),
+            Param::Money(0),
+            Param::Int(now),
+        ],
+    )?;
+    for o in &m.outcomes {
+        insert_outcome(c, &m.id, o)?;
+    }
+    let treasury = ledger::treasury_account(&m.provider_id, &m.token_id);
+    let pool = ledger::pool_account(&m.id);
+    ledger::transfer(
+        c,
+        Transfer {
+            kind: "market_funding",
+            from: Some(Account { id: &treasury, kind: Kind::Treasury, owner_id: Some(&m.provider_id) }),
+            to: Some(Account { id: &pool, kind: Kind::Pool, owner_id: Some(&m.id) }),
+            token_id: &m.token_id,
+            amount: m.liquidity,
+            reference_id: Some(&m.id),
+            at: now,
+        },
+    )
+    .map_err(|e| ledger::map_transfer_error(e, "insufficient_treasury", "treasury"))?;
+    market(c, &m.id, false)?.ok_or_else(|| Error::internal("created market vanished"))
+}
+
+fn ensure_editable(m: &MarketRecord) -> Result<()> {
+    if m.is_settled() {
+        return Err(Error::conflict("market_settled", format!("the market is {}", m.stored_status)));
+    }
+    Ok(())
+}
+
+pub fn update_market(c: &mut dyn Conn, provider_id: &str, id: &str, patch: MarketPatch, now: Micros) -> Result<MarketRecord> {
+    let m = provider_market(c, provider_id, id)?;
+    ensure_editable(&m)?;
+    let merged = patch.apply_to(&m)?;
+    c.exec(
+        "UPDATE markets SET question = $1, question_lower = $2, description = $3, description_lower = $4, tags = $5, \
+         images = $6, metadata = $7, category = $8, resolution_source = $9, min_bet = $10, max_bet = $11, ends_at = $12, \
+         creator_fee = $13, updated_at = $14 WHERE id = $15",
+        &[
+            Param::Text(&merged.question),
+            Param::Text(&merged.question.to_lowercase()),
+            Param::Text(&merged.description),
+            Param::Text(&merged.description.to_lowercase()),
+            Param::Text(&merged.tags.to_string()),
+            Param::Text(&merged.images.to_string()),
+            Param::Text(&merged.metadata.to_string()),
+            (&merged.category).into(),
+            (&merged.resolution_source).into(),
+            Param::Money(merged.min_bet),
+            Param::Money(merged.max_bet),
+            Param::Int(merged.ends_at),
+            Param::Int(i64::from(merged.creator_fee)),
+            Param::Int(now),
+            Param::Text(id),
+        ],
+    )?;
+    market(c, id, false)?.ok_or_else(|| Error::internal("updated market vanished"))
+}
+
+/// Adds an outcome. Before the first trade, b is recomputed for n+1 outcomes (all prices
+/// become 1/(n+1)); after trades, b stays and the provider's treasury funds the extra
+/// worst-case loss into the pool, so solvency holds either way.
+pub fn create_outcome(c: &mut dyn Conn, provider_id: &str, market_id: &str, o: NewOutcome, now: Micros) -> Result<(MarketRecord, String)> {
+    let m = provider_market(c, provider_id, market_id)?;
+    ensure_editable(&m)?;
+    if m.outcomes.len() >= lmsr::MAX_OUTCOMES {
+        return Err(Error::invalid("outcome_index", "a market has at most 64 outcomes"));
+    }
+    if m.outcomes.iter().any(|x| x.index == o.index) {
+        return Err(Error::invalid("outcome_index", "another outcome of this market has this index"));
+    }
+    if m.trade_count == 0 {
+        let b = lmsr::liquidity_parameter(m.liquidity, m.outcomes.len() + 1)
+            .map_err(|_| Error::invalid("outcome_index", "liquidity too small for another outcome"))?;
+        c.exec("UPDATE markets SET b = $1, updated_at = $2 WHERE id = $3", &[Param::Money(b), Param::Int(now), Param::Text(market_id)])?;
+    } else {
+        let extra = lmsr::add_outcome_cost(m.b, &m.shares())
+            .map_err(|e| Error::internal(format!("add_outcome_cost: {e}")))?;
+        let treasury = ledger::treasury_account(provider_id, &m.token.id);
+        let pool = ledger::pool_account(market_id);
+        ledger::transfer(
+            c,
+            Transfer {
+                kind: "outcome_funding",
+                from: Some(Account { id: &treasury, kind: Kind::Treasury, owner_id: Some(provider_id) }),
+                to: Some(Account { id: &pool, kind: Kind::Pool, owner_id: Some(market_id) }),
+                token_id: &m.token.id,
+                amount: extra,
+                reference_id: Some(&o.id),
+                at: now,
+            },
+        )
+        .map_err(|e| ledger::map_transfer_error(e, "insufficient_treasury", "treasury"))?;
+        c.exec("UPDATE markets SET liquidity = $1, updated_at = $2 WHERE id = $3", &[
+            Param::Money(m.liquidity.checked_add(extra).ok_or_else(|| Error::rule("amount_too_large", "liquidity overflow"))?),
+            Param::Int(now),
+            Param::Text(market_id),
+        ])?;
+    }
+    insert_outcome(c, market_id, &o)?;
+    let m = market(c, market_id, false)?.ok_or_else(|| Error::internal("market vanished"))?;
+    Ok((m, o.id))
+}
+
+pub fn update_outcome(c: &mut dyn Conn, provider_id: &str, market_id: &str, outcome_id: &str, patch: OutcomePatch, now: Micros) -> Result<MarketRecord> {
+    let m = provider_market(c, provider_id, market_id)?;
+    ensure_editable(&m)?;
+    let current = m.outcomes.iter().find(|o| o.id == outcome_id).ok_or(Error::NotFound)?;
+    if let Some(index) = patch.index {
+        if m.outcomes.iter().any(|o| o.index == index && o.id != outcome_id) {
+            return Err(Error::invalid("outcome_index", "another outcome of this market has this index"));
+        }
+    }
+    c.exec(
+        "UPDATE outcomes SET title = $1, description = $2, images = $3, outcome_index = $4 WHERE id = $5",
+        &[
+            Param::Text(patch.title.as_deref().unwrap_or(&current.title)),
+            Param::Text(patch.description.as_deref().unwrap_or(&current.description)),
+            Param::Text(&patch.images.as_ref().unwrap_or(&current.images).to_string()),
+            Param::Int(patch.index.unwrap_or(current.index)),
+            Param::Text(outcome_id),
+        ],
+    )?;
+    c.exec("UPDATE markets SET updated_at = $1 WHERE id = $2", &[Param::Int(now), Param::Text(market_id)])?;
+    market(c, market_id, false)?.ok_or_else(|| Error::internal("market vanished"))
+}
+
+/// Escapes LIKE wildcards so a search query matches literally.
+fn like_pattern(query: &str) -> String {
+    let mut out = String::with_capacity(query.len() + 2);
+    out.push('%');
+    for ch in query.to_lowercase().chars() {
+        if matches!(ch, '%' | '_' | '\\') {
+            out.push('\\');
+        }
+        out.push(ch);
+    }
+    out.push('%');
+    out
+}
+
+pub fn search_markets(c: &mut dyn Conn, q: &SearchMarkets, now: Micros) -> Result<Page<MarketRecord>> {
+    let mut clauses: Vec<String> = Vec::new();
+    let mut params: Vec<Param<'_>> = Vec::new();
+    let pattern = q.search_query.as_deref().map(like_pattern);
+    if let Some(v) = &q.provider_id {
+        params.push(Param::Text(v));
+        clauses.push(format!("m.provider_id = ${}", params.len()));
+    }
+    if let Some(v) = &q.token_id {
+        params.push(Param::Text(v));
+        clauses.push(format!("m.token_id = ${}", params.len()));
+    }
+    if let Some(v) = &q.category {
+        params.push(Param::Text(v));
+        clauses.push(format!("m.category = ${}", params.len()));
+    }
+    if let Some(status) = q.status.as_deref() {
+        match status {
+            "active" | "closed" => {
+                params.push(Param::Int(now));
+                let op = if status == "active" { ">" } else { "<=" };
+                clauses.push(format!("m.status = 'active' AND m.ends_at {op} ${}", params.len()));
+            }
+            other => {
+                params.push(Param::Text(other));
+                clauses.push(format!("m.status = ${}", params.len()));
+            }
+        }
+    }
+    if let Some(p) = &pattern {
+        params.push(Param::Text(p));
+        let n = params.len();
+        clauses.push(format!(
+            "(m.question_lower LIKE ${n} ESCAPE '\\' OR m.description_lower LIKE ${n} ESCAPE '\\')"
+        ));
+    }
+    let where_sql = if clauses.is_empty() { String::new() } else { format!("WHERE {}", clauses.join(" AND ")) };
+    let total = c.query_one(&format!("SELECT count(*) FROM markets m {where_sql}"), &params)?.int(0)?;
+    let dir = q.sort.direction.as_sql();
+    let order = match q.sort.field.as_str() {
+        "total_volume" => format!("{}, m.id {dir}", c.money_order("m.total_volume", dir)),
+        "closes_at" | "ends_at" => format!("m.ends_at {dir}, m.id {dir}"),
+        "question" => format!("m.question {dir}, m.id {dir}"),
+        _ => format!("m.created_at {dir}, m.id {dir}"),
+    };
+    let PageRequest { page, per_page } = q.page;
+    params.push(Param::Int(per_page));
+    params.push(Param::Int((page - 1) * per_page));
+    let n = params.len();
+    let sql = format!(
+        "SELECT {MARKET_COLUMNS} {MARKET_FROM} {where_sql} ORDER BY {order} LIMIT ${} OFFSET ${n}",
+        n - 1
+    );
+    let rows = c.query(&sql, &params)?;
+    let mut data = Vec::with_capacity(rows.len());
+    for row in &rows {
+        data.push(load_details(c, market_from_row(row)?)?);
+    }
+    Ok(Page::new(data, q.page, total))
+}

@@ -1,0 +1,147 @@
+//! The small SQL surface every backend provides. Store operations are written once against
+//! [`Conn`]; placeholders are `$1, $2, ...` in every dialect.
+
+use crate::error::{Error, Result};
+
+#[derive(Debug, Clone, Copy)]
+pub enum Param<'a> {
+    Null,
+    Int(i64),
+    Text(&'a str),
+    /// An exact money or share amount (TEXT in SQLite, NUMERIC(78,0) in PostgreSQL).
+    Money(u128),
+    Blob(&'a [u8]),
+}
+
+impl<'a> From<&'a str> for Param<'a> {
+    fn from(s: &'a str) -> Self {
+        Param::Text(s)
+    }
+}
+impl<'a> From<&'a String> for Param<'a> {
+    fn from(s: &'a String) -> Self {
+        Param::Text(s)
+    }
+}
+impl From<i64> for Param<'_> {
+    fn from(v: i64) -> Self {
+        Param::Int(v)
+    }
+}
+impl<'a> From<Option<&'a str>> for Param<'a> {
+    fn from(v: Option<&'a str>) -> Self {
+        v.map_or(Param::Null, Param::Text)
+    }
+}
+impl<'a> From<&'a Option<String>> for Param<'a> {
+    fn from(v: &'a Option<String>) -> Self {
+        v.as_deref().map_or(Param::Null, Param::Text)
+    }
+}
+impl From<Option<i64>> for Param<'_> {
+    fn from(v: Option<i64>) -> Self {
+        v.map_or(Param::Null, Param::Int)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Null,
+    Int(i64),
+    Text(String),
+    Money(u128),
+    Blob(Vec<u8>),
+}
+
+#[derive(Debug, Clone)]
+pub struct Row(pub Vec<Value>);
+
+fn column_error(i: usize, want: &str, got: &Value) -> Error {
+    Error::internal(format!("column {i}: expected {want}, found {got:?}"))
+}
+
+impl Row {
+    pub fn text(&self, i: usize) -> Result<String> {
+        match &self.0[i] {
+            Value::Text(s) => Ok(s.clone()),
+            other => Err(column_error(i, "text", other)),
+        }
+    }
+
+    pub fn opt_text(&self, i: usize) -> Result<Option<String>> {
+        match &self.0[i] {
+            Value::Null => Ok(None),
+            _ => self.text(i).map(Some),
+        }
+    }
+
+    pub fn int(&self, i: usize) -> Result<i64> {
+        match &self.0[i] {
+            Value::Int(v) => Ok(*v),
+            other => Err(column_error(i, "integer", other)),
+        }
+    }
+
+    pub fn opt_int(&self, i: usize) -> Result<Option<i64>> {
+        match &self.0[i] {
+            Value::Null => Ok(None),
+            _ => self.int(i).map(Some),
+        }
+    }
+
+    pub fn money(&self, i: usize) -> Result<u128> {
+        match &self.0[i] {
+            Value::Money(v) => Ok(*v),
+            Value::Text(s) => s.parse().map_err(|_| column_error(i, "amount", &self.0[i])),
+            Value::Int(v) if *v >= 0 => Ok(*v as u128),
+            other => Err(column_error(i, "amount", other)),
+        }
+    }
+
+    pub fn blob(&self, i: usize) -> Result<Vec<u8>> {
+        match &self.0[i] {
+            Value::Blob(b) => Ok(b.clone()),
+            other => Err(column_error(i, "blob", other)),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    Sqlite,
+    Postgres,
+}
+
+/// One connection inside one transaction (the backend opened it; the caller commits).
+pub trait Conn {
+    fn dialect(&self) -> Dialect;
+    /// Runs a statement; returns the number of rows changed.
+    fn exec(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64>;
+    fn query(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Row>>;
+
+    fn query_opt(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Option<Row>> {
+        Ok(self.query(sql, params)?.into_iter().next())
+    }
+
+    fn query_one(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Row> {
+        self.query_opt(sql, params)?
+            .ok_or_else(|| Error::internal(format!("expected one row: {sql}")))
+    }
+
+    /// `FOR UPDATE` where the dialect locks rows; SQLite's single writer already serializes.
+    fn lock_clause(&self) -> &'static str {
+        match self.dialect() {
+            Dialect::Sqlite => "",
+            Dialect::Postgres => " FOR UPDATE",
+        }
+    }
+
+    /// An ORDER BY key that orders a money column numerically.
+    fn money_order(&self, column: &str, direction: &str) -> String {
+        match self.dialect() {
+            // Canonical decimal strings order numerically by (length, text).
+            Dialect::Sqlite => format!("length({column}) {direction}, {column} {direction}"),
+            Dialect::Postgres => format!("{column} {direction}"),
+        }
+    }
+}

@@ -1,0 +1,252 @@
+//! SQLite backend: one writer thread with group commit, plus a pool of read connections.
+//!
+//! Every write is a job that runs inside its own SAVEPOINT; the writer drains all queued jobs
+//! into one transaction and commits once, so concurrent writes share one fsync. A job's reply
+//! is sent only after COMMIT returns (WAL with synchronous=FULL: durable). A job that fails
+//! rolls back to its savepoint and leaves no trace.
+
+use std::path::{Path, PathBuf};
+use std::sync::{mpsc, Arc, Mutex};
+
+use rusqlite::types::{ToSqlOutput, ValueRef};
+use rusqlite::{Connection, OpenFlags, ToSql};
+use tokio::sync::oneshot;
+
+use super::sql::{Conn, Dialect, Param, Row, Value};
+use crate::error::{Error, Result};
+
+const MIGRATIONS: &[(i64, &str)] =
+    &[(1, include_str!("../../migrations/sqlite/0001_foundation.sql"))];
+
+/// Most jobs one commit carries; bounds the latency a large batch adds to its first job.
+const MAX_BATCH: usize = 512;
+const READERS: usize = 8;
+
+type Finish = Box<dyn FnOnce(Result<(), String>) + Send>;
+type Job = Box<dyn FnOnce(&mut SqliteConn) -> Finish + Send>;
+
+#[derive(Clone)]
+pub struct SqliteBackend {
+    jobs: mpsc::Sender<Job>,
+    readers: Arc<Mutex<Vec<Connection>>>,
+    path: Arc<PathBuf>,
+}
+
+pub struct SqliteConn<'c> {
+    conn: &'c Connection,
+}
+
+/// `sqlite://path` or `sqlite:path` -> path.
+pub fn path_from_url(url: &str) -> Option<PathBuf> {
+    let rest = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:"))?;
+    let rest = rest.split('?').next().unwrap_or(rest);
+    (!rest.is_empty()).then(|| PathBuf::from(rest))
+}
+
+fn open(path: &Path, read_only: bool) -> Result<Connection> {
+    let flags = if read_only {
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX
+    } else {
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX
+    };
+    let conn = Connection::open_with_flags(path, flags)?;
+    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    if !read_only {
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+    }
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.set_prepared_statement_cache_capacity(256);
+    Ok(conn)
+}
+
+fn migrate(conn: &Connection) -> Result<()> {
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let result = (|| -> Result<()> {
+        conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)",
+        )?;
+        for (version, sql) in MIGRATIONS {
+            let applied: i64 = conn.query_row(
+                "SELECT count(*) FROM schema_migrations WHERE version = ?1",
+                [version],
+                |r| r.get(0),
+            )?;
+            if applied == 0 {
+                conn.execute_batch(sql)?;
+                conn.execute(
+                    "INSERT INTO schema_migrations (version, applied_at) VALUES (?1, ?2)",
+                    rusqlite::params![version, crate::domain::time::now_micros()],
+                )?;
+            }
+        }
+        Ok(())
+    })();
+    match result {
+        Ok(()) => conn.execute_batch("COMMIT")?,
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+impl SqliteBackend {
+    /// Opens (creating if missing) and migrates the database, then starts the writer thread.
+    pub fn open(url: &str) -> Result<Self> {
+        let path = path_from_url(url)
+            .ok_or_else(|| Error::internal(format!("not a sqlite URL: {url}")))?;
+        let writer = open(&path, false)?;
+        migrate(&writer)?;
+        let (jobs, queue) = mpsc::channel::<Job>();
+        std::thread::Builder::new()
+            .name("sqlite-writer".into())
+            .spawn(move || run_writer(writer, queue))
+            .map_err(Error::internal)?;
+        Ok(SqliteBackend { jobs, readers: Arc::new(Mutex::new(Vec::new())), path: Arc::new(path) })
+    }
+
+    /// Runs `op` in the next group commit; resolves once that commit is durable.
+    pub async fn write<T, F>(&self, op: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut dyn Conn) -> Result<T> + Send + 'static,
+    {
+        let (reply, answer) = oneshot::channel();
+        let job: Job = Box::new(move |conn: &mut SqliteConn| {
+            let result = run_in_savepoint(conn, op);
+            Box::new(move |committed: Result<(), String>| {
+                let outcome = match (result, committed) {
+                    (Ok(value), Ok(())) => Ok(value),
+                    (Ok(_), Err(cause)) => Err(Error::internal(format!("commit failed: {cause}"))),
+                    (Err(e), _) => Err(e),
+                };
+                let _ = reply.send(outcome);
+            })
+        });
+        self.jobs.send(job).map_err(|_| Error::internal("sqlite writer stopped"))?;
+        answer.await.map_err(|_| Error::internal("sqlite writer dropped a job"))?
+    }
+
+    /// Runs `op` in a read transaction (one consistent snapshot) on a pooled connection.
+    pub async fn read<T, F>(&self, op: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut dyn Conn) -> Result<T> + Send + 'static,
+    {
+        let readers = self.readers.clone();
+        let path = self.path.clone();
+        tokio::task::spawn_blocking(move || {
+            let pooled = readers.lock().map_err(Error::internal)?.pop();
+            let conn = match pooled {
+                Some(conn) => conn,
+                None => open(&path, true)?,
+            };
+            conn.execute_batch("BEGIN")?;
+            let result = op(&mut SqliteConn { conn: &conn });
+            let _ = conn.execute_batch("COMMIT");
+            if let Ok(mut pool) = readers.lock() {
+                if pool.len() < READERS {
+                    pool.push(conn);
+                }
+            }
+            result
+        })
+        .await
+        .map_err(|e| Error::internal(format!("read task failed: {e}")))?
+    }
+}
+
+fn run_in_savepoint<T>(
+    conn: &mut SqliteConn,
+    op: impl FnOnce(&mut dyn Conn) -> Result<T>,
+) -> Result<T> {
+    conn.conn.execute_batch("SAVEPOINT job")?;
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| op(conn)))
+        .unwrap_or_else(|_| Err(Error::internal("store operation panicked")));
+    let end = if result.is_ok() { "RELEASE job" } else { "ROLLBACK TO job; RELEASE job" };
+    conn.conn.execute_batch(end)?;
+    result
+}
+
+fn run_writer(conn: Connection, queue: mpsc::Receiver<Job>) {
+    let mut finishers: Vec<Finish> = Vec::with_capacity(MAX_BATCH);
+    while let Ok(first) = queue.recv() {
+        if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+            let cause = e.to_string();
+            let mut sql_conn = SqliteConn { conn: &conn };
+            first(&mut sql_conn)(Err(cause));
+            continue;
+        }
+        let mut sql_conn = SqliteConn { conn: &conn };
+        finishers.push(first(&mut sql_conn));
+        while finishers.len() < MAX_BATCH {
+            match queue.try_recv() {
+                Ok(job) => finishers.push(job(&mut sql_conn)),
+                Err(_) => break,
+            }
+        }
+        let committed = conn.execute_batch("COMMIT").map_err(|e| {
+            let _ = conn.execute_batch("ROLLBACK");
+            e.to_string()
+        });
+        for finish in finishers.drain(..) {
+            finish(committed.clone());
+        }
+    }
+}
+
+/// `$1` -> `?1`: store SQL is written in PostgreSQL's placeholder style.
+fn translate(sql: &str) -> std::borrow::Cow<'_, str> {
+    if !sql.contains('$') {
+        return std::borrow::Cow::Borrowed(sql);
+    }
+    std::borrow::Cow::Owned(sql.replace('$', "?"))
+}
+
+impl ToSql for Param<'_> {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        use rusqlite::types::Value as V;
+        Ok(match self {
+            Param::Null => ToSqlOutput::Owned(V::Null),
+            Param::Int(v) => ToSqlOutput::Owned(V::Integer(*v)),
+            Param::Text(s) => ToSqlOutput::Borrowed(ValueRef::Text(s.as_bytes())),
+            Param::Money(m) => ToSqlOutput::Owned(V::Text(m.to_string())),
+            Param::Blob(b) => ToSqlOutput::Borrowed(ValueRef::Blob(b)),
+        })
+    }
+}
+
+impl Conn for SqliteConn<'_> {
+    fn dialect(&self) -> Dialect {
+        Dialect::Sqlite
+    }
+
+    fn exec(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64> {
+        let mut stmt = self.conn.prepare_cached(&translate(sql))?;
+        let changed = stmt.execute(rusqlite::params_from_iter(params.iter()))?;
+        Ok(changed as u64)
+    }
+
+    fn query(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Row>> {
+        let mut stmt = self.conn.prepare_cached(&translate(sql))?;
+        let columns = stmt.column_count();
+        let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
+        let mut out = Vec::new();
+        while let Some(row) = rows.next()? {
+            let mut values = Vec::with_capacity(columns);
+            for i in 0..columns {
+                values.push(match row.get_ref(i)? {
+                    ValueRef::Null => Value::Null,
+                    ValueRef::Integer(v) => Value::Int(v),
+                    ValueRef::Real(v) => Value::Text(v.to_string()),
+                    ValueRef::Text(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
+                    ValueRef::Blob(b) => Value::Blob(b.to_vec()),
+                });
+            }
+            out.push(Row(values));
+        }
+        Ok(out)
+    }
+}
