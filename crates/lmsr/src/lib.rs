@@ -114,6 +114,18 @@ impl WeiInterval {
     pub fn ceil_hi(&self) -> u128 {
         ceil_wei(self.hi)
     }
+    /// True when the whole interval is <= `wei`, i.e. the value is proven <= `wei`.
+    pub fn proven_le(&self, wei: u128) -> bool {
+        self.hi <= Wei::from(wei) << FRAC_BITS
+    }
+    /// True when the whole interval is > `wei`.
+    pub fn proven_gt(&self, wei: u128) -> bool {
+        self.lo > Wei::from(wei) << FRAC_BITS
+    }
+    /// True when every value of `self` is below every value of `other`.
+    pub fn proven_lt(&self, other: &WeiInterval) -> bool {
+        self.hi < other.lo
+    }
     /// Width of the interval in units of 2^-256 wei (for error-bound checks).
     pub fn width_raw(&self) -> u128 {
         (self.hi - self.lo).saturating_to::<u128>()
