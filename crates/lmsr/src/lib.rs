@@ -106,11 +106,11 @@ pub struct WeiInterval {
 }
 
 impl WeiInterval {
-    /// Largest integer <= the lower bound (what a payout may use).
+    /// Largest integer <= the lower bound (what a payout may use); saturates at u128::MAX.
     pub fn floor_lo(&self) -> u128 {
-        (self.lo >> FRAC_BITS).to::<u128>()
+        (self.lo >> FRAC_BITS).saturating_to::<u128>()
     }
-    /// Smallest integer >= the upper bound (what a charge must use).
+    /// Smallest integer >= the upper bound (what a charge must use); saturates at u128::MAX.
     pub fn ceil_hi(&self) -> u128 {
         ceil_wei(self.hi)
     }
@@ -134,8 +134,9 @@ impl WeiInterval {
 
 fn ceil_wei(raw: Wei) -> u128 {
     let mask = (Wei::from(1u8) << FRAC_BITS) - Wei::from(1u8);
-    let q = (raw >> FRAC_BITS).to::<u128>();
-    q + u128::from((raw & mask) != Wei::ZERO)
+    // Saturates: C(q) itself may exceed 2^128 wei, charged differences never do.
+    let q = (raw >> FRAC_BITS).saturating_to::<u128>();
+    q.saturating_add(u128::from((raw & mask) != Wei::ZERO))
 }
 
 fn check_common(b: u128, q: &[u128]) -> Result<(), LmsrError> {
@@ -235,7 +236,7 @@ impl OutcomeView {
             return 0;
         }
         let c = self.cost_fn_at(self.q_i - s);
-        (self.c_now.lo.saturating_sub(c.hi) >> FRAC_BITS).to::<u128>()
+        (self.c_now.lo.saturating_sub(c.hi) >> FRAC_BITS).saturating_to::<u128>()
     }
 
     /// Starting point for searches: the t with C(q with q_i := t) = target (raw wei),

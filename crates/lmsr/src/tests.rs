@@ -188,3 +188,13 @@ fn interval_width_within_proven_bound() {
         }
     }
 }
+
+#[test]
+fn huge_cost_function_saturates_instead_of_panicking() {
+    // Found by the fuzzer: C(q) can exceed 2^128 wei when b and q are near 2^126.
+    let c = cost_function(MAX_VALUE, &[MAX_VALUE; 64]).unwrap();
+    assert_eq!(c.ceil_hi(), u128::MAX);
+    assert_eq!(c.floor_lo(), u128::MAX);
+    let r = buy(MAX_VALUE, &[MAX_VALUE; 64], 3, MAX_VALUE).unwrap();
+    assert!(r.cost <= MAX_VALUE);
+}
