@@ -195,6 +195,8 @@ fn huge_cost_function_saturates_instead_of_panicking() {
     let c = cost_function(MAX_VALUE, &[MAX_VALUE; 64]).unwrap();
     assert_eq!(c.ceil_hi(), u128::MAX);
     assert_eq!(c.floor_lo(), u128::MAX);
-    let r = buy(MAX_VALUE, &[MAX_VALUE; 64], 3, MAX_VALUE).unwrap();
-    assert!(r.cost <= MAX_VALUE);
+    // buying would need more than 2^126 shares: reported, not wrapped
+    assert_eq!(buy(MAX_VALUE, &[MAX_VALUE; 64], 3, MAX_VALUE), Err(LmsrError::Overflow));
+    let r = buy(MAX_VALUE, &[MAX_VALUE; 64], 3, E36).unwrap();
+    assert!(r.cost <= E36 && r.shares > E36);
 }
