@@ -25,6 +25,8 @@ pub enum Error {
     Forbidden { code: &'static str, detail: String },
     /// 404: unknown or not visible to the caller.
     NotFound,
+    /// 404: no route matches the path.
+    NoRoute,
     /// 409 with a stable code.
     Conflict { code: &'static str, detail: String },
     /// 422 `validation_failed` with one entry per bad field.
@@ -78,7 +80,7 @@ impl fmt::Display for Error {
                 write!(f, "{code}: {detail}")
             }
             Error::Rule { code, detail, .. } => write!(f, "{code}: {detail}"),
-            Error::NotFound => f.write_str("not found"),
+            Error::NotFound | Error::NoRoute => f.write_str("not found"),
             Error::Validation(errors) => write!(f, "validation failed: {errors:?}"),
             Error::RateLimited { .. } => f.write_str("rate limited"),
             Error::MethodNotAllowed => f.write_str("method not allowed"),

@@ -24,13 +24,23 @@ pub async fn serve(config: ServeConfig) -> Result<()> {
     // Tests and scripts read this line to find a random port.
     println!("listening on http://{address}");
     tracing::info!(%address, database = %redact(&config.database_url), "hanson serving");
-    let app = api::router(AppState::new(store, config.limits));
-    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
-        .with_graceful_shutdown(shutdown_signal())
-        .await
-        .map_err(|e| Error::internal(format!("server error: {e}")))?;
+    run(listener, store, config.limits, shutdown_signal()).await?;
     tracing::info!("hanson stopped");
     Ok(())
+}
+
+/// Serves on `listener` until `shutdown` completes, then lets in-flight requests finish.
+pub async fn run(
+    listener: TcpListener,
+    store: Store,
+    limits: Limits,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<()> {
+    let app = api::router(AppState::new(store, limits));
+    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(shutdown)
+        .await
+        .map_err(|e| Error::internal(format!("server error: {e}")))
 }
 
 /// Hides a password in a database URL for logging.

@@ -80,7 +80,7 @@ pub fn router(state: AppState) -> Router {
         .route("/readyz", get(readyz))
         .route("/v1/openapi.json", get(openapi::document))
         .route("/docs", get(openapi::viewer))
-        .fallback(|| async { Error::NotFound })
+        .fallback(|| async { Error::NoRoute })
         .method_not_allowed_fallback(|| async { Error::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn_with_state(state.clone(), rate_limit))

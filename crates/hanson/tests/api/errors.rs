@@ -1,0 +1,107 @@
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::helpers::*;
+
+async fn raw(app: &TestApp, method: reqwest::Method, path: &str, content_type: Option<&str>, body: Vec<u8>) -> Response {
+    let mut req = app.client.request(method, format!("{}{}", app.base, path)).body(body);
+    if let Some(ct) = content_type {
+        req = req.header("content-type", ct);
+    }
+    let res = req.send().await.unwrap();
+    let status = res.status();
+    let headers = res.headers().clone();
+    let body = serde_json::from_slice(&res.bytes().await.unwrap()).unwrap_or(serde_json::Value::Null);
+    Response { status, body, headers }
+}
+
+#[tokio::test]
+async fn framework_rejections_are_problem_json() {
+    let app = TestApp::spawn().await;
+    let post = reqwest::Method::POST;
+    let malformed = raw(&app, post.clone(), "/v1/markets/search", Some("application/json"), b"{\"filters\":".to_vec()).await;
+    assert_problem(&malformed, 400, "malformed_json");
+    let not_json = raw(&app, post.clone(), "/v1/markets/search", Some("text/plain"), b"{}".to_vec()).await;
+    assert_problem(&not_json, 415, "unsupported_media_type");
+    let no_type = raw(&app, post.clone(), "/v1/markets/search", None, b"{}".to_vec()).await;
+    assert_problem(&no_type, 415, "unsupported_media_type");
+    let array = raw(&app, post.clone(), "/v1/markets/search", Some("application/json"), b"[]".to_vec()).await;
+    assert_problem(&array, 422, "validation_failed");
+    let unknown = app.get("/v1/nothing-here", None).await;
+    assert_problem(&unknown, 404, "not_found");
+    let wrong_method = app.get("/v1/markets/search", None).await;
+    assert_problem(&wrong_method, 405, "method_not_allowed");
+}
+
+#[tokio::test]
+async fn bodies_over_64_kib_are_413_and_64_kib_itself_is_accepted() {
+    let app = TestApp::spawn().await;
+    // A JSON object padded with spaces to exactly the limit, then one byte more.
+    let mut body = b"{\"filters\":{}}".to_vec();
+    body.resize(65_536, b' ');
+    let at_limit = raw(&app, reqwest::Method::POST, "/v1/markets/search", Some("application/json"), body.clone()).await;
+    assert_eq!(at_limit.status, StatusCode::OK, "{}", at_limit.body);
+    body.push(b' ');
+    let over = raw(&app, reqwest::Method::POST, "/v1/markets/search", Some("application/json"), body).await;
+    assert_problem(&over, 413, "payload_too_large");
+}
+
+#[tokio::test]
+async fn every_response_carries_a_request_id() {
+    let app = TestApp::spawn().await;
+    let a = app.get("/healthz", None).await;
+    let b = app.get("/v1/nothing", None).await;
+    let id_a = a.headers.get("x-request-id").unwrap().to_str().unwrap().to_string();
+    let id_b = b.headers.get("x-request-id").unwrap().to_str().unwrap().to_string();
+    assert_ne!(id_a, id_b);
+    assert_eq!(id_a.len(), 36);
+    let echoed = app.client.get(format!("{}/healthz", app.base)).header("x-request-id", "client-chosen-1").send().await.unwrap();
+    assert_eq!(echoed.headers()["x-request-id"], "client-chosen-1");
+}
+
+#[tokio::test]
+async fn health_and_readiness() {
+    let app = TestApp::spawn().await;
+    let h = app.get("/healthz", None).await;
+    assert_eq!((h.status, h.body), (StatusCode::OK, json!({ "status": "ok" })));
+    let r = app.get("/readyz", None).await;
+    assert_eq!((r.status, r.body), (StatusCode::OK, json!({ "status": "ready" })));
+}
+
+#[tokio::test]
+async fn auth_routes_are_rate_limited_per_ip() {
+    use hanson::api::ratelimit::Rule;
+    let limits = hanson::api::Limits { auth_per_ip: Rule { per_second: 0.01, burst: 2.0 }, ..Default::default() };
+    let app = TestApp::spawn_with(limits).await;
+    let body = json!({ "wallet_address": "0x0000000000000000000000000000000000000001", "provider_id": uuid() });
+    for _ in 0..2 {
+        let r = app.post("/v1/auth/nonce", None, body.clone()).await;
+        assert_ne!(r.status, StatusCode::TOO_MANY_REQUESTS);
+    }
+    let limited = app.post("/v1/auth/nonce", None, body).await;
+    assert_problem(&limited, 429, "rate_limited");
+    let retry_after: u64 = limited.headers["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!(retry_after >= 1 && retry_after <= 100, "{retry_after}");
+    // Other routes are not limited by the auth rule.
+    assert_eq!(app.get("/healthz", None).await.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn general_limits_apply_per_ip_and_per_credential() {
+    use hanson::api::ratelimit::Rule;
+    let limits = hanson::api::Limits {
+        general_per_ip: Rule { per_second: 0.01, burst: 3.0 },
+        ..Default::default()
+    };
+    let app = TestApp::spawn_with(limits).await;
+    for _ in 0..3 {
+        assert_eq!(app.get("/healthz", None).await.status, StatusCode::OK);
+    }
+    assert_problem(&app.get("/healthz", None).await, 429, "rate_limited");
+
+    let limits = hanson::api::Limits { per_principal: Rule { per_second: 0.01, burst: 1.0 }, ..Default::default() };
+    let app = TestApp::spawn_with(limits).await;
+    assert_ne!(app.get("/v1/providers/treasury", Some("hk_a")).await.status, StatusCode::TOO_MANY_REQUESTS);
+    assert_problem(&app.get("/v1/providers/treasury", Some("hk_a")).await, 429, "rate_limited");
+    assert_ne!(app.get("/v1/providers/treasury", Some("hk_b")).await.status, StatusCode::TOO_MANY_REQUESTS);
+}

@@ -1,0 +1,216 @@
+//! The test harness: a real server on a random port over real HTTP, on a fresh database
+//! per test. The backend comes from `HANSON_TEST_BACKEND` (default `sqlite`).
+
+use std::process::Command;
+
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+use tokio::net::TcpListener;
+
+use hanson::api::Limits;
+use hanson::store::Store;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_hanson");
+pub const ONE_TOKEN: u128 = 1_000_000_000_000_000_000;
+
+pub struct TestApp {
+    pub base: String,
+    pub database_url: String,
+    pub client: reqwest::Client,
+    _dir: tempfile::TempDir,
+}
+
+pub struct Response {
+    pub status: StatusCode,
+    pub body: Value,
+    pub headers: reqwest::header::HeaderMap,
+}
+
+#[derive(Clone)]
+pub struct Provider {
+    pub id: String,
+    pub key: String,
+}
+
+impl TestApp {
+    pub async fn spawn() -> TestApp {
+        Self::spawn_with(Limits::default()).await
+    }
+
+    pub async fn spawn_with(limits: Limits) -> TestApp {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let database_url = format!("sqlite://{}", dir.path().join("hanson.db").display());
+        let store = Store::open(&database_url).expect("open store");
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(hanson::server::run(listener, store, limits, std::future::pending()));
+        TestApp { base, database_url, client: reqwest::Client::new(), _dir: dir }
+    }
+
+    /// Runs the real `hanson` binary against this test's database and parses its JSON.
+    pub fn cli(&self, args: &[&str]) -> Value {
+        let output = Command::new(BIN)
+            .args(args)
+            .args(["--database-url", &self.database_url])
+            .output()
+            .expect("run hanson");
+        assert!(output.status.success(), "hanson {args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
+        serde_json::from_slice(&output.stdout).expect("CLI prints JSON")
+    }
+
+    pub fn create_provider(&self, name: &str) -> Provider {
+        let out = self.cli(&["provider", "create", "--name", name]);
+        Provider { id: out["provider_id"].as_str().unwrap().into(), key: out["api_key"].as_str().unwrap().into() }
+    }
+
+    pub fn create_token(&self, symbol: &str) -> String {
+        let out = self.cli(&["token", "create", "--symbol", symbol, "--name", &format!("{symbol} token"), "--decimals", "18"]);
+        out["token_id"].as_str().unwrap().to_string()
+    }
+
+    pub async fn request(&self, method: Method, path: &str, bearer: Option<&str>, body: Option<Value>) -> Response {
+        let mut req = self.client.request(method, format!("{}{}", self.base, path));
+        if let Some(token) = bearer {
+            req = req.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            req = req.json(&body);
+        }
+        let res = req.send().await.expect("request");
+        let status = res.status();
+        let headers = res.headers().clone();
+        let text = res.text().await.unwrap();
+        let body = if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::String(text)) };
+        Response { status, body, headers }
+    }
+
+    pub async fn get(&self, path: &str, bearer: Option<&str>) -> Response {
+        self.request(Method::GET, path, bearer, None).await
+    }
+
+    pub async fn post(&self, path: &str, bearer: Option<&str>, body: Value) -> Response {
+        self.request(Method::POST, path, bearer, Some(body)).await
+    }
+
+    pub async fn put(&self, path: &str, bearer: Option<&str>, body: Value) -> Response {
+        self.request(Method::PUT, path, bearer, Some(body)).await
+    }
+
+    pub async fn fund_treasury(&self, p: &Provider, token_id: &str, amount: u128) {
+        let r = self
+            .post(
+                "/v1/providers/treasury/deposits",
+                Some(&p.key),
+                json!({ "token_id": token_id, "amount": amount.to_string(), "reference": uuid() }),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+    }
+
+    /// Deposits into a wallet (creating it) and returns its id.
+    pub async fn fund_wallet(&self, p: &Provider, token_id: &str, address: &str, amount: u128) -> String {
+        let r = self
+            .post(
+                "/v1/providers/wallets/deposits",
+                Some(&p.key),
+                json!({ "wallet_address": address, "token_id": token_id, "amount": amount.to_string(), "reference": uuid() }),
+            )
+            .await;
+        assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+        r.body["wallet_id"].as_str().unwrap().to_string()
+    }
+}
+
+pub fn uuid() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+pub fn iso(offset_secs: i64) -> String {
+    let t = time::OffsetDateTime::now_utc() + time::Duration::seconds(offset_secs);
+    t.format(&time::format_description::well_known::Rfc3339).unwrap()
+}
+
+/// A provider with a funded treasury, a creator wallet and a token: ready to create markets.
+pub struct Fixture {
+    pub app: TestApp,
+    pub provider: Provider,
+    pub token_id: String,
+    pub creator_wallet_id: String,
+}
+
+pub const CREATOR_ADDRESS: &str = "0x00000000000000000000000000000000000000c1";
+
+impl Fixture {
+    pub async fn new() -> Fixture {
+        let app = TestApp::spawn().await;
+        let provider = app.create_provider("Acme Games");
+        let token_id = app.create_token("USDC");
+        app.fund_treasury(&provider, &token_id, 1_000_000 * ONE_TOKEN).await;
+        let creator_wallet_id = app.fund_wallet(&provider, &token_id, CREATOR_ADDRESS, 1).await;
+        Fixture { app, provider, token_id, creator_wallet_id }
+    }
+
+    pub fn market_body(&self, outcomes: usize) -> Value {
+        json!({
+            "game_id": "game-42",
+            "question": "Will the home team win?",
+            "description": "Resolves on the final whistle.",
+            "tags": ["football", "league"],
+            "images": { "banner": "https://example.com/b.png", "thumbnail": "https://example.com/t.png" },
+            "pricing_method": "lmsr",
+            "token_id": self.token_id,
+            "min_bet_amount": "1000",
+            "max_bet_amount": (100 * ONE_TOKEN).to_string(),
+            "liquidity": (1000 * ONE_TOKEN).to_string(),
+            "starts_at": iso(-3600),
+            "ends_at": iso(86_400),
+            "creator_wallet_id": self.creator_wallet_id,
+            "creator_fee_percentage": 1,
+            "platform_fee_percentage": 1,
+            "metadata": { "resolution_source": "league.example.com", "category": "sports" },
+            "outcomes": (0..outcomes).map(|i| json!({
+                "title": format!("Outcome {i}"),
+                "description": format!("Outcome number {i}"),
+                "outcome_index": i,
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    pub async fn create_market(&self, body: Value) -> Response {
+        self.app.post("/v1/providers/markets", Some(&self.provider.key), body).await
+    }
+
+    /// Creates a market from `market_body(outcomes)` and returns its detail.
+    pub async fn market(&self, outcomes: usize) -> Value {
+        let r = self.create_market(self.market_body(outcomes)).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
+        let id = r.body["market"]["id"].as_str().unwrap();
+        self.app.get(&format!("/v1/markets/{id}"), None).await.body
+    }
+
+    pub async fn treasury_balance(&self) -> String {
+        let r = self.app.get("/v1/providers/treasury", Some(&self.provider.key)).await;
+        r.body["balances"][0]["balance"].as_str().unwrap().to_string()
+    }
+}
+
+/// Asserts a problem+json response with the given status and code.
+pub fn assert_problem(r: &Response, status: u16, code: &str) {
+    assert_eq!(r.status.as_u16(), status, "body: {}", r.body);
+    assert_eq!(
+        r.headers.get("content-type").and_then(|v| v.to_str().ok()),
+        Some("application/problem+json"),
+        "body: {}",
+        r.body
+    );
+    assert_eq!(r.body["code"], code, "body: {}", r.body);
+    assert_eq!(r.body["status"], status);
+    assert!(r.body["title"].is_string() && r.body["detail"].is_string() && r.body["type"].is_string());
+}
+
+/// Asserts a 422 naming `field` among its errors.
+pub fn assert_field_error(r: &Response, field: &str) {
+    assert_problem(r, 422, "validation_failed");
+    let fields: Vec<&str> = r.body["errors"].as_array().unwrap().iter().map(|e| e["field"].as_str().unwrap()).collect();
+    assert!(fields.contains(&field), "expected an error on {field}, got {fields:?}");
+}

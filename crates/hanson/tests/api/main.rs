@@ -1,0 +1,10 @@
+//! Black-box tests of the HTTP API over real HTTP.
+
+mod helpers;
+
+mod cli;
+mod errors;
+mod markets;
+mod money;
+mod openapi;
+mod previews;

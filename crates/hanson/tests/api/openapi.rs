@@ -1,0 +1,91 @@
+use std::collections::BTreeSet;
+
+use reqwest::StatusCode;
+use serde_json::Value;
+
+use crate::helpers::*;
+
+/// Every route the service answers, as (method, path template).
+const ROUTES: &[(&str, &str)] = &[
+    ("post", "/v1/markets/search"),
+    ("get", "/v1/markets/{market_id}"),
+    ("post", "/v1/markets/bet-preview"),
+    ("post", "/v1/markets/sell-preview"),
+    ("get", "/v1/tokens"),
+    ("post", "/v1/providers/markets"),
+    ("put", "/v1/providers/markets/{market_id}"),
+    ("post", "/v1/providers/markets/{market_id}/outcomes"),
+    ("put", "/v1/providers/markets/{market_id}/outcomes/{outcome_id}"),
+    ("get", "/v1/providers/treasury"),
+    ("post", "/v1/providers/treasury/deposits"),
+    ("post", "/v1/providers/wallets/deposits"),
+    ("post", "/v1/providers/wallets/withdrawals"),
+    ("get", "/v1/providers/wallets/{wallet_address}"),
+    ("get", "/healthz"),
+    ("get", "/readyz"),
+    ("get", "/v1/openapi.json"),
+    ("get", "/docs"),
+];
+
+fn resolve<'a>(doc: &'a Value, reference: &str) -> &'a Value {
+    let pointer = reference.strip_prefix('#').expect("local reference");
+    doc.pointer(pointer).unwrap_or_else(|| panic!("unresolved $ref {reference}"))
+}
+
+fn check_refs(doc: &Value, node: &Value) {
+    match node {
+        Value::Object(map) => {
+            if let Some(Value::String(r)) = map.get("$ref") {
+                resolve(doc, r);
+            }
+            map.values().for_each(|v| check_refs(doc, v));
+        }
+        Value::Array(items) => items.iter().for_each(|v| check_refs(doc, v)),
+        _ => {}
+    }
+}
+
+#[tokio::test]
+async fn the_document_lists_every_route_and_every_route_answers() {
+    let app = TestApp::spawn().await;
+    let r = app.get("/v1/openapi.json", None).await;
+    assert_eq!(r.status, StatusCode::OK);
+    let doc = r.body;
+    assert_eq!(doc["openapi"], "3.1.0");
+    check_refs(&doc, &doc);
+    let documented: BTreeSet<(String, String)> = doc["paths"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .flat_map(|(path, item)| item.as_object().unwrap().keys().map(move |m| (m.clone(), path.clone())))
+        .collect();
+    let expected: BTreeSet<(String, String)> = ROUTES.iter().map(|(m, p)| (m.to_string(), p.to_string())).collect();
+    assert_eq!(documented, expected);
+    for (method, path) in ROUTES {
+        let op = &doc["paths"][path][method];
+        assert!(op["summary"].is_string() && op["operationId"].is_string(), "{method} {path}");
+        let responses = op["responses"].as_object().unwrap();
+        assert!(responses.keys().any(|k| k.starts_with('2')), "{method} {path} has a success response");
+        assert!(responses.contains_key("500"), "{method} {path} documents 500");
+        // The route exists: it does not fall through to 404 for an unknown route or to 405.
+        let concrete = path.replace("{market_id}", &uuid()).replace("{outcome_id}", &uuid()).replace("{wallet_address}", "0x0000000000000000000000000000000000000001");
+        let method = reqwest::Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+        let res = app.client.request(method.clone(), format!("{}{}", app.base, concrete)).header("content-type", "application/json").body("{}").send().await.unwrap();
+        assert_ne!(res.status(), StatusCode::METHOD_NOT_ALLOWED, "{method} {path}");
+        if res.status() == StatusCode::NOT_FOUND {
+            let body: Value = res.json().await.unwrap();
+            assert_ne!(body["detail"], "no route matches this path", "{method} {path}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_viewer_is_served_without_a_cdn() {
+    let app = TestApp::spawn().await;
+    let res = app.client.get(format!("{}/docs", app.base)).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(res.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
+    let html = res.text().await.unwrap();
+    assert!(html.contains("/v1/openapi.json"));
+    assert!(!html.contains("https://"), "no external assets");
+}
