@@ -19,7 +19,7 @@ fn matches_mpmath_reference() {
     let cases = doc["cases"].as_array().unwrap();
     assert!(cases.len() >= 500);
     let (mut exact, mut off_by_one) = (0usize, 0usize);
-    let mut tally = |is_exact: bool| if is_exact { exact += 1 } else { off_by_one += 1 };
+    let mut tally = |is_exact: bool| if is_exact { exact += 1 } else { off_by_one += 1; if std::env::var("LMSR_SHOW").is_ok() { eprintln!("off by one"); } };
     for (k, c) in cases.iter().enumerate() {
         let ctx = format!("case {k}: {c}");
         match c["kind"].as_str().unwrap() {
@@ -110,6 +110,9 @@ fn matches_mpmath_reference() {
                 tally(got == want);
             }
             other => panic!("unknown kind {other}"),
+        }
+        if std::env::var("LMSR_SHOW").is_ok() {
+            eprintln!("{}", &ctx[..ctx.len().min(300)]);
         }
     }
     println!("differential: {exact} exact, {off_by_one} off by one (market side), of {} cases", cases.len());

@@ -16,17 +16,40 @@ import json
 import os
 import random
 
-from mpmath import mp, mpf, exp, expm1, log, floor, ceil
+from mpmath import mp, mpf, exp, expm1, log, log1p, floor, ceil
 
 mp.dps = 80
 MAXV = 2 ** 126
 rng = random.Random(20240601)
 
 
+class Cost:
+    """C(q) = m + b * log1p(rest), kept as (integer m, real b*log1p(rest)) so that differences
+    of nearly equal costs (prices within e^-1e11 of 1) keep full precision and exact floors."""
+
+    def __init__(self, b, q):
+        m = max(q)
+        k = q.index(m)
+        rest = sum(exp((mpf(x) - m) / b) for j, x in enumerate(q) if j != k)
+        self.m, self.frac = m, mpf(b) * log1p(rest)
+
+    def __sub__(self, other):
+        return Diff(self.m - other.m, self.frac - other.frac)
+
+
+class Diff:
+    def __init__(self, whole, frac):
+        self.whole, self.frac = whole, frac
+
+    def floor(self):
+        return self.whole + int(floor(self.frac))
+
+    def ceil(self):
+        return self.whole + int(ceil(self.frac))
+
+
 def C(b, q):
-    b = mpf(b)
-    m = max(q)
-    return m + b * log(sum(exp((mpf(x) - m) / b) for x in q))
+    return Cost(b, q)
 
 
 def price(b, q, i):
@@ -59,11 +82,11 @@ def exact_buy(b, q, i, a):
     p = price(b, q, i)
     est = mpf(b) * log(1 + expm1(mpf(a) / b) / p)
     s = max(int(floor(est)) - 2, 0)
-    while s > 0 and ceil(cost(b, q, i, s, c0)) > a:
+    while s > 0 and cost(b, q, i, s, c0).ceil() > a:
         s -= 1
-    while ceil(cost(b, q, i, s + 1, c0)) <= a:
+    while cost(b, q, i, s + 1, c0).ceil() <= a:
         s += 1
-    return s, (int(ceil(cost(b, q, i, s, c0))) if s > 0 else 0)
+    return s, (int(cost(b, q, i, s, c0).ceil()) if s > 0 else 0)
 
 
 def exact_sell_for(b, q, i, r):
@@ -77,11 +100,11 @@ def exact_sell_for(b, q, i, r):
     if est > q[i] + 2:
         return None
     s = min(max(int(ceil(est)) + 2, 1), q[i])
-    if floor(proceeds(b, q, i, s, c0)) < r:
+    if proceeds(b, q, i, s, c0).floor() < r:
         return None
-    while s > 1 and floor(proceeds(b, q, i, s - 1, c0)) >= r:
+    while s > 1 and proceeds(b, q, i, s - 1, c0).floor() >= r:
         s -= 1
-    return s, int(floor(proceeds(b, q, i, s, c0)))
+    return s, proceeds(b, q, i, s, c0).floor()
 
 
 def log_uniform(lo_exp, hi_exp):
@@ -126,7 +149,7 @@ def main():
                 q[i] = log_uniform(0, 36)
                 qs = [str(x) for x in q]
             s = rng.choice([1, q[i], max(1, q[i] // 2), min(q[i], log_uniform(0, 36))])
-            pr = int(floor(proceeds(b, q, i, s, C(b, q))))
+            pr = proceeds(b, q, i, s, C(b, q)).floor()
             cases.append(dict(kind=kind, b=str(b), q=qs, outcome=i, shares=str(s), proceeds=str(pr)))
         elif kind == "sell_for":
             if q[i] == 0:
@@ -153,7 +176,7 @@ def main():
         else:
             if len(q) >= 64:
                 continue
-            c = int(ceil(C(b, q + [0]) - C(b, q)))
+            c = (C(b, q + [0]) - C(b, q)).ceil()
             cases.append(dict(kind=kind, b=str(b), q=qs, cost=str(c)))
     out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases.json")
     with open(out, "w") as f:
