@@ -43,6 +43,8 @@ enum Command {
         #[command(subcommand)]
         command: TokenCommand,
     },
+    /// Print the OpenAPI 3.1 document.
+    Openapi,
 }
 
 #[derive(Args)]
@@ -151,6 +153,10 @@ async fn run(command: Command) -> Result<()> {
                 per_principal: rule(args.rate_per_principal, args.burst_per_principal),
             };
             serve(ServeConfig { listen: args.listen, database_url: args.database.database_url, limits }).await
+        }
+        Command::Openapi => {
+            print_json(crate::api::openapi::build());
+            Ok(())
         }
         Command::Provider { command: ProviderCommand::Create { name, database } } => {
             let name = name.trim().to_string();
