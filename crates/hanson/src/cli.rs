@@ -131,7 +131,11 @@ fn init_tracing() {
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| Targets::new().with_default(tracing::Level::INFO));
     let _ = tracing_subscriber::registry()
-        .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())),
+        )
         .with(filter)
         .try_init();
 }

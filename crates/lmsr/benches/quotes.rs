@@ -1,1 +1,73 @@
-fn main() {}
+//! Quote latency: exact interval LMSR vs a plain f64 closed form of the same buy quote.
+//! `cargo bench -p lmsr` runs criterion groups, then prints median-of-N timings and ratios.
+use criterion::{black_box, criterion_group, Criterion};
+use lmsr::{buy, prices, sell};
+use std::time::Instant;
+
+const E18: u128 = 1_000_000_000_000_000_000;
+
+fn market(n: usize) -> (u128, Vec<u128>) {
+    let b = 1000 * E18;
+    // a mildly uneven book, like a traded market
+    (b, (0..n as u128).map(|j| j * 37 * E18 % (3 * b)).collect())
+}
+
+/// The f64 baseline: softmax price of outcome 0 and s = b ln(1 + expm1(A/b)/p).
+fn buy_f64(b: f64, q: &[f64], amount: f64) -> f64 {
+    let m = q.iter().cloned().fold(f64::MIN, f64::max);
+    let sum: f64 = q.iter().map(|x| ((x - m) / b).exp()).sum();
+    let p = ((q[0] - m) / b).exp() / sum;
+    (b * (amount / b).exp_m1() / p).ln_1p().floor()
+}
+
+fn bench(c: &mut Criterion) {
+    for n in [2usize, 8, 64] {
+        let (b, q) = market(n);
+        let qf: Vec<f64> = q.iter().map(|&x| x as f64).collect();
+        let mut g = c.benchmark_group(format!("n={n}"));
+        g.bench_function("buy", |bn| bn.iter(|| buy(black_box(b), black_box(&q), 0, black_box(10 * E18))));
+        g.bench_function("sell", |bn| bn.iter(|| sell(black_box(b), black_box(&q), 1, black_box(5 * E18))));
+        g.bench_function("prices", |bn| bn.iter(|| prices(black_box(b), black_box(&q))));
+        g.bench_function("buy_f64", |bn| bn.iter(|| buy_f64(black_box(b as f64), black_box(&qf), black_box(10e18))));
+        g.finish();
+    }
+}
+
+/// Median over `rounds` of the mean time of `inner` calls, in microseconds.
+fn median_us(mut f: impl FnMut(), inner: u32, rounds: usize) -> f64 {
+    let mut v: Vec<f64> = (0..rounds)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..inner {
+                f();
+            }
+            t.elapsed().as_secs_f64() * 1e6 / inner as f64
+        })
+        .collect();
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[rounds / 2]
+}
+
+fn summary() {
+    println!("\nsummary (median of 51 rounds):");
+    for n in [2usize, 8, 64] {
+        let (b, q) = market(n);
+        let qf: Vec<f64> = q.iter().map(|&x| x as f64).collect();
+        let exact = median_us(|| drop(black_box(buy(black_box(b), &q, 0, black_box(10 * E18)))), 200, 51);
+        let float = median_us(|| drop(black_box(buy_f64(black_box(b as f64), &qf, black_box(10e18)))), 20_000, 51);
+        let sell_us = median_us(|| drop(black_box(sell(black_box(b), &q, 1, black_box(5 * E18)))), 200, 51);
+        let prices_us = median_us(|| drop(black_box(prices(black_box(b), &q))), 200, 51);
+        println!(
+            "buy n={n}: exact {exact:.2} µs, f64 {float:.3} µs, ratio {:.0}x | sell {sell_us:.2} µs | prices {prices_us:.2} µs",
+            exact / float
+        );
+    }
+}
+
+criterion_group!(benches, bench);
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    summary();
+}
