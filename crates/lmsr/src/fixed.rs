@@ -5,7 +5,10 @@
 //! Every function returning an [`Iv`] guarantees `lo <= true value <= hi`; the error
 //! analysis behind each widening is written next to the code and summarised in README.md.
 
-use crate::tables::{EXP_NEG_FRAC, EXP_NEG_INT, INV_FACT, INV_INT, LN2, LN_RECIP, LN_RECIP_NEG_LN};
+use crate::tables::{
+    EXP_NEG_FRAC, EXP_NEG_FRAC2, EXP_NEG_INT, INV_FACT, INV_INT, LN2, LN_RECIP, LN_RECIP2, LN_RECIP2_NEG_LN,
+    LN_RECIP_NEG_LN,
+};
 use ruint::Uint;
 
 /// Raw fixed-point value: 64 integer bits, 256 fractional bits.
@@ -63,11 +66,11 @@ pub(crate) fn mul_ceil(a: Fx, b: Fx) -> Fx {
     }
 }
 
-/// e^r for exact r in [0, 1/256], as [lo, lo + 3] ulps.
+/// e^r for exact r in [0, 2^-16], as [lo, lo + 3] ulps.
 ///
-/// Horner on sum_{j<=23} r^j/j! with floored constants and floored products: each step
-/// loses < 2 ulps and earlier losses shrink by r <= 2^-8, so the total loss is
-/// < 2/(1 - 2^-8) < 2.01 ulps; the truncated tail is < 2 r^24/24! < 2^-270.
+/// Horner on sum_{j<=14} r^j/j! with floored constants and floored products: each step
+/// loses < 2 ulps and earlier losses shrink by r <= 2^-16, so the total loss is
+/// < 2/(1 - 2^-16) < 2.001 ulps; the truncated tail is < 2 r^15/15! < 2^-279.
 #[inline]
 fn exp_small(r: Fx) -> Iv {
     let mut h = INV_FACT[INV_FACT.len() - 1];
@@ -79,39 +82,38 @@ fn exp_small(r: Fx) -> Iv {
 
 /// e^-y for an exact fixed-point y >= 0.
 ///
-/// With J = ceil(256 y) and r = J/256 - y in [0, 1/256):
-/// e^-y = e^-(J>>8) * e^-((J&255)/256) * e^r, two table entries (each floored, true value
-/// within +1 ulp) and the series above; lower bound multiplies the floors rounding
-/// down, upper bound the (floor + 1)s rounding up.
+/// With J = ceil(65536 y) and r = J/65536 - y in [0, 2^-16):
+/// e^-y = A F G e^r with A = e^-(J>>16), F = e^-(((J>>8)&255)/256), G = e^-((J&255)/65536)
+/// from tables (floored: true values within +1 ulp) and e^r in [P, P + 3] from the series.
+/// L = floor(floor(floor(A F) G) P) loses < 3.01 ulps to the floors (factors <= 1.0001),
+/// and the true factors exceed the floored ones by at most 1 + 1 + 1 + 3 ulps, which
+/// moves the product (< 1.0001) by < 6.01 ulps; so e^-y is in [L, L + 10].
 pub(crate) fn exp_neg(y: Fx) -> Iv {
-    // J = ceil(y * 256) = ceil(raw / 2^248)
-    let j_floor: Fx = y >> (FRAC_BITS - 8);
-    let rem_mask = (Fx::from(1u8) << (FRAC_BITS - 8)) - Fx::from(1u8);
+    // J = ceil(y * 65536) = ceil(raw / 2^240)
+    let j_floor: Fx = y >> (FRAC_BITS - 16);
+    let rem_mask = (Fx::from(1u8) << (FRAC_BITS - 16)) - Fx::from(1u8);
     let has_rem = (y & rem_mask) != Fx::ZERO;
     let j = if has_rem { j_floor + Fx::from(1u8) } else { j_floor };
-    let int_part: Fx = j >> 8usize;
+    let int_part: Fx = j >> 16usize;
     if int_part >= Fx::from(EXP_CUTOFF) {
         // y > 177.996, so 0 < e^-y < 2^-256.
         return Iv { lo: Fx::ZERO, hi: Fx::from(1u8) };
     }
     let a = int_part.to::<usize>();
-    let f = (j & Fx::from(255u8)).to::<usize>();
-    let r = (j << (FRAC_BITS - 8)) - y;
+    let low = j.as_limbs()[0] as usize;
+    let (f, g) = ((low >> 8) & 255, low & 255);
+    let r = (j << (FRAC_BITS - 16)) - y;
     let p = exp_small(r);
-    let one = Fx::from(1u8);
-    let tab = Iv { lo: EXP_NEG_INT[a], hi: EXP_NEG_INT[a] + one }.mul(Iv {
-        lo: EXP_NEG_FRAC[f],
-        hi: EXP_NEG_FRAC[f] + one,
-    });
-    tab.mul(p)
+    let lo = mul_floor(mul_floor(mul_floor(EXP_NEG_INT[a], EXP_NEG_FRAC[f]), EXP_NEG_FRAC2[g]), p.lo);
+    Iv { lo, hi: lo + Fx::from(10u8) }
 }
 
-/// ln(1 + v) for exact v in [0, 2^-8 + 2^-255], as [res - 1, res + 2] ulps.
+/// ln(1 + v) for exact v in [0, 2^-16 + 2^-254], as [res - 1, res + 2] ulps.
 ///
-/// Horner on v(1 - v(1/2 - v(1/3 - ... v/31))): every inner value is in (0, 1/j], each
+/// Horner on v(1 - v(1/2 - v(1/3 - ... v/16))): every inner value is in (0, 1/j], each
 /// step errs by < 2 ulps in either direction and earlier errors shrink by v, so the
 /// inner error is < 1/(1 - v) ulps < 1.004; multiplying by v and flooring gives
-/// (-0.01, 1.01) ulps; the alternating tail is < v^32/32 < 1/16 ulp.
+/// (-0.01, 1.01) ulps; the alternating tail is < v^17/17 < 2^-272.
 #[inline]
 fn ln1p_small(v: Fx) -> Iv {
     let mut h = INV_INT[INV_INT.len() - 1];
@@ -126,20 +128,23 @@ fn ln1p_small(v: Fx) -> Iv {
 ///
 /// z = 2^k w with w in [1, 2) (w floored to 256 bits: true ln w within +1 ulp);
 /// j = floor(256 (w - 1)); x = w * ceil(256/(256+j)) is in [1, 1 + 2^-8 + 2^-255];
-/// ln z = k ln2 + ln(x) - ln(LN_RECIP[j]).
+/// j2 = floor(65536 (x - 1)) <= 256; x2 = x * ceil(65536/(65536+j2)) is in
+/// [1, 1 + 2^-16 + 2^-254]; ln z = k ln2 - ln(LN_RECIP[j]) - ln(LN_RECIP2[j2]) + ln(x2).
 pub(crate) fn ln(z: Fx) -> Iv {
     debug_assert!(z >= ONE);
     let k = z.bit_len() - 1 - FRAC_BITS;
     let w = z >> k;
     let j = ((w - ONE) >> (FRAC_BITS - 8)).to::<usize>();
     let x = mul_floor(w, LN_RECIP[j]);
-    // x >= 1 exactly because w >= 1 + j/256 and LN_RECIP[j] >= 256/(256+j).
-    let v = x - ONE;
-    let l = ln1p_small(v);
+    // x >= 1 exactly because w >= 1 + j/256 and LN_RECIP[j] >= 256/(256+j); same for x2.
+    let j2 = ((x - ONE) >> (FRAC_BITS - 16)).to::<usize>();
+    let x2 = mul_floor(x, LN_RECIP2[j2]);
+    let l = ln1p_small(x2 - ONE);
     let kk = Fx::from(k);
-    let base_lo = kk * LN2 + LN_RECIP_NEG_LN[j];
-    // +k for ln 2, +1 for the table entry, +1 for v floored, +1 for w floored.
-    let base_hi = kk * (LN2 + Fx::from(1u8)) + LN_RECIP_NEG_LN[j] + Fx::from(3u8);
+    let tabs = LN_RECIP_NEG_LN[j] + LN_RECIP2_NEG_LN[j2];
+    let base_lo = kk * LN2 + tabs;
+    // +k for ln 2, +2 for the table entries, +1 each for w, x and x2 floored.
+    let base_hi = kk * (LN2 + Fx::from(1u8)) + tabs + Fx::from(5u8);
     Iv { lo: base_lo + l.lo, hi: base_hi + l.hi }
 }
 

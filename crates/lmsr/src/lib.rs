@@ -152,25 +152,43 @@ fn check_common(b: u128, q: &[u128]) -> Result<(), LmsrError> {
     Ok(())
 }
 
-/// e^-(d/b) as an interval, for integers d >= 0, b >= 1.
-fn exp_neg_ratio(d: u128, b: u128) -> Iv {
-    if d == 0 {
-        return Iv::exact(ONE);
+/// Divides by b through a precomputed reciprocal: one 128x384-bit multiply per exp
+/// instead of a 448-bit division.
+#[derive(Clone, Copy)]
+struct Reciprocal {
+    b: u128,
+    /// floor(2^383 / b)
+    inv: Uint<384, 6>,
+}
+
+impl Reciprocal {
+    fn new(b: u128) -> Reciprocal {
+        Reciprocal { b, inv: (Uint::<384, 6>::from(1u8) << 383usize) / Uint::<384, 6>::from(b) }
     }
-    if d / b >= EXP_CUTOFF {
-        return Iv { lo: Fx::ZERO, hi: Fx::from(1u8) };
+
+    /// e^-(d/b) as an interval, for integers d >= 0.
+    fn exp_neg_ratio(&self, d: u128) -> Iv {
+        if d == 0 {
+            return Iv::exact(ONE);
+        }
+        if self.b.checked_mul(EXP_CUTOFF).is_some_and(|limit| d >= limit) {
+            return Iv { lo: Fx::ZERO, hi: Fx::from(1u8) };
+        }
+        // y = floor(d * inv / 2^127) undershoots d * 2^256 / b by less than 2 ulps
+        // (inv is short of 2^383/b by < 1, times d < 2^127, plus the floor), and e^-y
+        // has slope <= 1, so widening the lower end by 2 ulps covers it.
+        let prod: Uint<512, 8> = Uint::<128, 2>::from(d).widening_mul(self.inv);
+        let y = (prod >> 127usize).to::<Fx>();
+        let e = exp_neg(y);
+        Iv { lo: e.lo.saturating_sub(Fx::from(2u8)), hi: e.hi }
     }
-    // y = floor(d * 2^256 / b); the true ratio is in [y, y + 1 ulp), and e^-y has
-    // slope <= 1, so widening the lower end by 1 ulp covers it.
-    let y = (Wei::from(d) << FRAC_BITS) / Wei::from(b);
-    let e = exp_neg(y.to::<Fx>());
-    Iv { lo: e.lo.saturating_sub(Fx::from(1u8)), hi: e.hi }
 }
 
 /// Market state seen from one outcome i: everything except q_i is precomputed, so
 /// C(q with q_i := t) costs one exp and one ln.
 struct OutcomeView {
     b: u128,
+    recip: Reciprocal,
     q_i: u128,
     /// max_{j != i} q_j
     m_o: u128,
@@ -193,14 +211,15 @@ impl OutcomeView {
             .map(|(_, &x)| x)
             .max()
             .unwrap_or(0);
+        let recip = Reciprocal::new(b);
         let mut rest = Iv::exact(Fx::ZERO);
         for (j, &x) in q.iter().enumerate() {
             if j != outcome {
-                rest = rest.add(exp_neg_ratio(m_o - x, b));
+                rest = rest.add(recip.exp_neg_ratio(m_o - x));
             }
         }
-        let mut view =
-            OutcomeView { b, q_i: q[outcome], m_o, rest, c_now: WeiInterval { lo: Wei::ZERO, hi: Wei::ZERO } };
+        let c_now = WeiInterval { lo: Wei::ZERO, hi: Wei::ZERO };
+        let mut view = OutcomeView { b, recip, q_i: q[outcome], m_o, rest, c_now };
         view.c_now = view.cost_fn_at(q[outcome]);
         Ok(view)
     }
@@ -210,10 +229,10 @@ impl OutcomeView {
     fn cost_fn_at(&self, t: u128) -> WeiInterval {
         let (base, z) = if t <= self.m_o {
             // C = m_o + b ln(rest + e^{(t - m_o)/b})
-            (self.m_o, self.rest.add(exp_neg_ratio(self.m_o - t, self.b)))
+            (self.m_o, self.rest.add(self.recip.exp_neg_ratio(self.m_o - t)))
         } else {
             // C = t + b ln(1 + rest e^{-(t - m_o)/b})
-            (t, Iv::exact(ONE).add(self.rest.mul(exp_neg_ratio(t - self.m_o, self.b))))
+            (t, Iv::exact(ONE).add(self.rest.mul(self.recip.exp_neg_ratio(t - self.m_o))))
         };
         let l = ln_iv(z);
         let b = Wei::from(self.b);
@@ -296,10 +315,11 @@ pub fn liquidity_parameter(liquidity: u128, n: usize) -> Result<u128, LmsrError>
 pub fn prices(b: u128, q: &[u128]) -> Result<Vec<Price>, LmsrError> {
     check_common(b, q)?;
     let m = *q.iter().max().unwrap_or(&0);
+    let recip = Reciprocal::new(b);
     let mut weights = [Iv::exact(Fx::ZERO); MAX_OUTCOMES];
     let mut sum = Iv::exact(Fx::ZERO);
     for (w, &x) in weights.iter_mut().zip(q) {
-        *w = exp_neg_ratio(m - x, b);
+        *w = recip.exp_neg_ratio(m - x);
         sum = sum.add(*w);
     }
     // 1/S as raw fixed point: [floor(2^512 / S_hi), ceil(2^512 / S_lo)]
@@ -427,11 +447,12 @@ pub fn add_outcome_cost(b: u128, q: &[u128]) -> Result<u128, LmsrError> {
         return Err(LmsrError::InvalidOutcomeCount);
     }
     let m = *q.iter().max().unwrap_or(&0);
+    let recip = Reciprocal::new(b);
     let mut sum = Iv::exact(Fx::ZERO);
     for &x in q {
-        sum = sum.add(exp_neg_ratio(m - x, b));
+        sum = sum.add(recip.exp_neg_ratio(m - x));
     }
-    let with_new = sum.add(exp_neg_ratio(m, b));
+    let with_new = sum.add(recip.exp_neg_ratio(m));
     // C(q ++ [0]) - C(q) = b (ln S' - ln S), both sums relative to the same max m.
     let diff = ln_iv(with_new).hi.saturating_sub(ln_iv(sum).lo);
     Ok(ceil_wei(Wei::from(b) * Wei::from(diff)))
