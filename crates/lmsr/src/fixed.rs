@@ -6,8 +6,8 @@
 //! analysis behind each widening is written next to the code and summarised in README.md.
 
 use crate::tables::{
-    EXP_NEG_FRAC, EXP_NEG_FRAC2, EXP_NEG_INT, INV_FACT, INV_INT, LN2, LN_RECIP, LN_RECIP2, LN_RECIP2_NEG_LN,
-    LN_RECIP_NEG_LN,
+    EXP_NEG_FRAC, EXP_NEG_FRAC2, EXP_NEG_FRAC3, EXP_NEG_INT, INV_FACT, INV_INT, LN2, LN_RECIP, LN_RECIP2,
+    LN_RECIP2_NEG_LN, LN_RECIP3, LN_RECIP3_NEG_LN, LN_RECIP_NEG_LN,
 };
 use ruint::Uint;
 
@@ -66,11 +66,11 @@ pub(crate) fn mul_ceil(a: Fx, b: Fx) -> Fx {
     }
 }
 
-/// e^r for exact r in [0, 2^-16], as [lo, lo + 3] ulps.
+/// e^r for exact r in [0, 2^-24], as [lo, lo + 3] ulps.
 ///
-/// Horner on sum_{j<=14} r^j/j! with floored constants and floored products: each step
-/// loses < 2 ulps and earlier losses shrink by r <= 2^-16, so the total loss is
-/// < 2/(1 - 2^-16) < 2.001 ulps; the truncated tail is < 2 r^15/15! < 2^-279.
+/// Horner on sum_{j<=9} r^j/j! with floored constants and floored products: each step
+/// loses < 2 ulps and earlier losses shrink by r <= 2^-24, so the total loss is
+/// < 2/(1 - 2^-24) < 2.001 ulps; the truncated tail is < 2 r^10/10! < 2^-260.
 #[inline]
 fn exp_small(r: Fx) -> Iv {
     let mut h = INV_FACT[INV_FACT.len() - 1];
@@ -82,38 +82,40 @@ fn exp_small(r: Fx) -> Iv {
 
 /// e^-y for an exact fixed-point y >= 0.
 ///
-/// With J = ceil(65536 y) and r = J/65536 - y in [0, 2^-16):
-/// e^-y = A F G e^r with A = e^-(J>>16), F = e^-(((J>>8)&255)/256), G = e^-((J&255)/65536)
-/// from tables (floored: true values within +1 ulp) and e^r in [P, P + 3] from the series.
-/// L = floor(floor(floor(A F) G) P) loses < 3.01 ulps to the floors (factors <= 1.0001),
-/// and the true factors exceed the floored ones by at most 1 + 1 + 1 + 3 ulps, which
-/// moves the product (< 1.0001) by < 6.01 ulps; so e^-y is in [L, L + 10].
+/// With J = ceil(2^24 y) and r = J/2^24 - y in [0, 2^-24):
+/// e^-y = A F G H e^r with A = e^-(J>>24), F = e^-(((J>>16)&255)/2^8),
+/// G = e^-(((J>>8)&255)/2^16), H = e^-((J&255)/2^24) from tables (floored: true values
+/// within +1 ulp) and e^r in [P, P + 3] from the series. L = floor(...floor(A F) G) H) P)
+/// loses < 4.01 ulps to the floors (all factors <= 1 + 2^-23), and the true factors exceed
+/// the floored ones by at most 1 + 1 + 1 + 1 + 3 ulps, which moves the product by
+/// < 7.01 ulps; so e^-y is in [L, L + 12].
 pub(crate) fn exp_neg(y: Fx) -> Iv {
-    // J = ceil(y * 65536) = ceil(raw / 2^240)
-    let j_floor: Fx = y >> (FRAC_BITS - 16);
-    let rem_mask = (Fx::from(1u8) << (FRAC_BITS - 16)) - Fx::from(1u8);
+    // J = ceil(y * 2^24) = ceil(raw / 2^232)
+    let j_floor: Fx = y >> (FRAC_BITS - 24);
+    let rem_mask = (Fx::from(1u8) << (FRAC_BITS - 24)) - Fx::from(1u8);
     let has_rem = (y & rem_mask) != Fx::ZERO;
     let j = if has_rem { j_floor + Fx::from(1u8) } else { j_floor };
-    let int_part: Fx = j >> 16usize;
+    let int_part: Fx = j >> 24usize;
     if int_part >= Fx::from(EXP_CUTOFF) {
         // y > 177.996, so 0 < e^-y < 2^-256.
         return Iv { lo: Fx::ZERO, hi: Fx::from(1u8) };
     }
     let a = int_part.to::<usize>();
     let low = j.as_limbs()[0] as usize;
-    let (f, g) = ((low >> 8) & 255, low & 255);
-    let r = (j << (FRAC_BITS - 16)) - y;
+    let (f, g, h) = ((low >> 16) & 255, (low >> 8) & 255, low & 255);
+    let r = (j << (FRAC_BITS - 24)) - y;
     let p = exp_small(r);
-    let lo = mul_floor(mul_floor(mul_floor(EXP_NEG_INT[a], EXP_NEG_FRAC[f]), EXP_NEG_FRAC2[g]), p.lo);
-    Iv { lo, hi: lo + Fx::from(10u8) }
+    let tab = mul_floor(mul_floor(mul_floor(EXP_NEG_INT[a], EXP_NEG_FRAC[f]), EXP_NEG_FRAC2[g]), EXP_NEG_FRAC3[h]);
+    let lo = mul_floor(tab, p.lo);
+    Iv { lo, hi: lo + Fx::from(12u8) }
 }
 
-/// ln(1 + v) for exact v in [0, 2^-16 + 2^-254], as [res - 1, res + 2] ulps.
+/// ln(1 + v) for exact v in [0, 2^-24 + 2^-253], as [res - 1, res + 2] ulps.
 ///
-/// Horner on v(1 - v(1/2 - v(1/3 - ... v/16))): every inner value is in (0, 1/j], each
+/// Horner on v(1 - v(1/2 - v(1/3 - ... v/10))): every inner value is in (0, 1/j], each
 /// step errs by < 2 ulps in either direction and earlier errors shrink by v, so the
 /// inner error is < 1/(1 - v) ulps < 1.004; multiplying by v and flooring gives
-/// (-0.01, 1.01) ulps; the alternating tail is < v^17/17 < 2^-272.
+/// (-0.01, 1.01) ulps; the alternating tail is < v^11/11 < 2^-264.
 #[inline]
 fn ln1p_small(v: Fx) -> Iv {
     let mut h = INV_INT[INV_INT.len() - 1];
@@ -129,7 +131,8 @@ fn ln1p_small(v: Fx) -> Iv {
 /// z = 2^k w with w in [1, 2) (w floored to 256 bits: true ln w within +1 ulp);
 /// j = floor(256 (w - 1)); x = w * ceil(256/(256+j)) is in [1, 1 + 2^-8 + 2^-255];
 /// j2 = floor(65536 (x - 1)) <= 256; x2 = x * ceil(65536/(65536+j2)) is in
-/// [1, 1 + 2^-16 + 2^-254]; ln z = k ln2 - ln(LN_RECIP[j]) - ln(LN_RECIP2[j2]) + ln(x2).
+/// [1, 1 + 2^-16 + 2^-254]; j3 = floor(2^24 (x2 - 1)) <= 256, x3 = x2 * ceil(2^24/(2^24+j3))
+/// is in [1, 1 + 2^-24 + 2^-253]; ln z = k ln2 - sum of the three table logs + ln(x3).
 pub(crate) fn ln(z: Fx) -> Iv {
     debug_assert!(z >= ONE);
     let k = z.bit_len() - 1 - FRAC_BITS;
@@ -139,12 +142,14 @@ pub(crate) fn ln(z: Fx) -> Iv {
     // x >= 1 exactly because w >= 1 + j/256 and LN_RECIP[j] >= 256/(256+j); same for x2.
     let j2 = ((x - ONE) >> (FRAC_BITS - 16)).to::<usize>();
     let x2 = mul_floor(x, LN_RECIP2[j2]);
-    let l = ln1p_small(x2 - ONE);
+    let j3 = ((x2 - ONE) >> (FRAC_BITS - 24)).to::<usize>();
+    let x3 = mul_floor(x2, LN_RECIP3[j3]);
+    let l = ln1p_small(x3 - ONE);
     let kk = Fx::from(k);
-    let tabs = LN_RECIP_NEG_LN[j] + LN_RECIP2_NEG_LN[j2];
+    let tabs = LN_RECIP_NEG_LN[j] + LN_RECIP2_NEG_LN[j2] + LN_RECIP3_NEG_LN[j3];
     let base_lo = kk * LN2 + tabs;
-    // +k for ln 2, +2 for the table entries, +1 each for w, x and x2 floored.
-    let base_hi = kk * (LN2 + Fx::from(1u8)) + tabs + Fx::from(5u8);
+    // +k for ln 2, +3 for the table entries, +1 each for w, x, x2 and x3 floored.
+    let base_hi = kk * (LN2 + Fx::from(1u8)) + tabs + Fx::from(7u8);
     Iv { lo: base_lo + l.lo, hi: base_hi + l.hi }
 }
 
@@ -209,7 +214,7 @@ mod tests {
             let want = (-y as f64).exp();
             assert!(iv.lo <= iv.hi);
             assert!((to_f64(iv.lo) - want).abs() <= 1e-15 * want + 1e-57, "{y}");
-            assert!(iv.hi - iv.lo <= Fx::from(16u8), "{y}");
+            assert!(iv.hi - iv.lo <= Fx::from(12u8), "{y}");
         }
         for &z in &[1.0, 1.0000001, 1.5, 2.0, 3.999, 10.0, 63.9, 64.0, 1e6] {
             let iv = ln(from_f64(z));

@@ -10,8 +10,8 @@ from mpmath import mp, mpf, exp, log, floor, ceil, factorial
 
 mp.dps = 150
 ONE = 2 ** 256
-EXP_DEG = 14
-LN_DEG = 16
+EXP_DEG = 9
+LN_DEG = 10
 
 
 def limbs(v):
@@ -42,6 +42,8 @@ print(table("EXP_NEG_FRAC", [fl(exp(-mpf(f) / 256)) for f in range(256)], "floor
 print()
 print(table("EXP_NEG_FRAC2", [fl(exp(-mpf(g) / 65536)) for g in range(256)], "floor(e^(-g/65536) * 2^256), g = 0..256"))
 print()
+print(table("EXP_NEG_FRAC3", [fl(exp(-mpf(h) / 2 ** 24)) for h in range(256)], "floor(e^(-h/2^24) * 2^256), h = 0..256"))
+print()
 print(table("INV_FACT", [fl(mpf(1) / factorial(j)) for j in range(EXP_DEG + 1)], "floor(2^256 / j!), j = 0..=%d" % EXP_DEG))
 print()
 print(table("INV_INT", [0] + [fl(mpf(1) / j) for j in range(1, LN_DEG + 1)], "floor(2^256 / j), j = 1..=%d (index 0 unused)" % LN_DEG))
@@ -55,3 +57,8 @@ recip2 = [int(ceil(mpf(ONE) * 65536 / (65536 + j))) for j in range(257)]
 print(table("LN_RECIP2", recip2, "ceil(2^256 * 65536 / (65536 + j)), j = 0..=256"))
 print()
 print(table("LN_RECIP2_NEG_LN", [fl(-log(mpf(r) / ONE)) for r in recip2], "floor(-ln(LN_RECIP2[j] / 2^256) * 2^256)"))
+print()
+recip3 = [int(ceil(mpf(ONE) * 2 ** 24 / (2 ** 24 + j))) for j in range(257)]
+print(table("LN_RECIP3", recip3, "ceil(2^256 * 2^24 / (2^24 + j)), j = 0..=256"))
+print()
+print(table("LN_RECIP3_NEG_LN", [fl(-log(mpf(r) / ONE)) for r in recip3], "floor(-ln(LN_RECIP3[j] / 2^256) * 2^256)"))
