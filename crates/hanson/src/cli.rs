@@ -7,7 +7,7 @@ use clap::{Args, Parser, Subcommand};
 use serde_json::json;
 
 use crate::api::ratelimit::Rule;
-use crate::api::Limits;
+use crate::api::{Limits, Settings};
 use crate::auth;
 use crate::domain::time::now_micros;
 use crate::error::{Error, Result};
@@ -45,6 +45,15 @@ enum Command {
     },
     /// Print the OpenAPI 3.1 document.
     Openapi,
+    /// Sign a login nonce with an EVM private key (for demos and scripts; never send real keys around).
+    Sign {
+        /// 0x + 64 hex digits.
+        #[arg(long, env = "HANSON_PRIVATE_KEY", hide_env_values = true)]
+        private_key: String,
+        /// The nonce from POST /v1/auth/nonce.
+        #[arg(long)]
+        nonce: String,
+    },
 }
 
 #[derive(Args)]
@@ -70,6 +79,15 @@ struct ServeArgs {
     rate_per_principal: f64,
     #[arg(long, env = "HANSON_BURST_PER_PRINCIPAL", default_value_t = 100.0)]
     burst_per_principal: f64,
+    /// HS256 secret for access tokens; without it one is generated once and kept in the database.
+    #[arg(long, env = "HANSON_JWT_SECRET", hide_env_values = true)]
+    jwt_secret: Option<String>,
+    /// Access token lifetime in seconds.
+    #[arg(long, env = "HANSON_ACCESS_TOKEN_TTL", default_value_t = 604_800)]
+    access_token_ttl: i64,
+    /// Refresh window of a session in seconds.
+    #[arg(long, env = "HANSON_REFRESH_TOKEN_TTL", default_value_t = 2_592_000)]
+    refresh_token_ttl: i64,
 }
 
 #[derive(Subcommand)]
@@ -156,7 +174,33 @@ async fn run(command: Command) -> Result<()> {
                 general_per_ip: rule(args.rate_per_ip, args.burst_per_ip),
                 per_principal: rule(args.rate_per_principal, args.burst_per_principal),
             };
-            serve(ServeConfig { listen: args.listen, database_url: args.database.database_url, limits }).await
+            if args.access_token_ttl < 1 || args.refresh_token_ttl < 1 {
+                return Err(Error::invalid("access_token_ttl", "token lifetimes must be positive"));
+            }
+            let settings = Settings {
+                limits,
+                jwt_secret: args.jwt_secret.filter(|s| !s.is_empty()),
+                access_token_ttl_secs: args.access_token_ttl,
+                refresh_token_ttl_secs: args.refresh_token_ttl,
+            };
+            serve(ServeConfig { listen: args.listen, database_url: args.database.database_url, settings }).await
+        }
+        Command::Sign { private_key, nonce } => {
+            let bytes = wallet_auth::parse_hex(&private_key, true)
+                .ok()
+                .and_then(|b| <[u8; 32]>::try_from(b).ok())
+                .ok_or_else(|| Error::invalid("private_key", "must be 0x followed by 64 hex digits"))?;
+            let address = wallet_auth::evm_address_from_private_key(&bytes)
+                .map_err(|_| Error::invalid("private_key", "is not a valid secp256k1 key"))?;
+            let message = crate::api::auth::login_message(&nonce);
+            let signature = wallet_auth::sign_personal(&bytes, message.as_bytes())
+                .map_err(|_| Error::invalid("private_key", "is not a valid secp256k1 key"))?;
+            print_json(json!({
+                "wallet_address": wallet_auth::to_checksum_address(&address),
+                "message": message,
+                "signature": format!("0x{}", auth::hex(&signature)),
+            }));
+            Ok(())
         }
         Command::Openapi => {
             print_json(crate::api::openapi::build());

@@ -19,8 +19,10 @@ impl FieldError {
 pub enum Error {
     /// 400: the body is not JSON.
     MalformedJson(String),
-    /// 401
+    /// 401 `unauthenticated`
     Unauthenticated(&'static str),
+    /// 401 with a more specific code (`invalid_signature`, `invalid_nonce`).
+    AuthFailed { code: &'static str, detail: &'static str },
     /// 403 with a stable code.
     Forbidden { code: &'static str, detail: String },
     /// 404: unknown or not visible to the caller.
@@ -76,6 +78,7 @@ impl fmt::Display for Error {
         match self {
             Error::MalformedJson(d) => write!(f, "malformed JSON: {d}"),
             Error::Unauthenticated(d) => write!(f, "unauthenticated: {d}"),
+            Error::AuthFailed { code, detail } => write!(f, "{code}: {detail}"),
             Error::Forbidden { code, detail } | Error::Conflict { code, detail } => {
                 write!(f, "{code}: {detail}")
             }

@@ -5,14 +5,14 @@ use std::net::SocketAddr;
 
 use tokio::net::TcpListener;
 
-use crate::api::{self, AppState, Limits};
+use crate::api::{self, AppState, Settings};
 use crate::error::{Error, Result};
 use crate::store::Store;
 
 pub struct ServeConfig {
     pub listen: String,
     pub database_url: String,
-    pub limits: Limits,
+    pub settings: Settings,
 }
 
 pub async fn serve(config: ServeConfig) -> Result<()> {
@@ -24,7 +24,7 @@ pub async fn serve(config: ServeConfig) -> Result<()> {
     // Tests and scripts read this line to find a random port.
     println!("listening on http://{address}");
     tracing::info!(%address, database = %redact(&config.database_url), "hanson serving");
-    run(listener, store, config.limits, shutdown_signal()).await?;
+    run(listener, store, config.settings, shutdown_signal()).await?;
     tracing::info!("hanson stopped");
     Ok(())
 }
@@ -33,10 +33,10 @@ pub async fn serve(config: ServeConfig) -> Result<()> {
 pub async fn run(
     listener: TcpListener,
     store: Store,
-    limits: Limits,
+    settings: impl Into<Settings>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<()> {
-    let app = api::router(AppState::new(store, limits));
+    let app = api::router(AppState::new(store, settings.into()).await?);
     axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown)
         .await

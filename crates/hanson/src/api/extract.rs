@@ -93,3 +93,38 @@ impl FromRequestParts<AppState> for ProviderAuth {
         }
     }
 }
+
+/// The wallet session behind `Authorization: Bearer <ACCESS_TOKEN>`: a valid JWT whose
+/// session is live (checked in the database on every request, so logout on any node
+/// takes effect at once).
+#[derive(Debug, Clone)]
+pub struct UserAuth {
+    pub wallet_id: String,
+    pub session_id: String,
+    pub provider_id: String,
+}
+
+impl FromRequestParts<AppState> for UserAuth {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let token = bearer(parts).ok_or(Error::Unauthenticated("an access token is required"))?;
+        if token.starts_with(crate::auth::API_KEY_PREFIX) {
+            return Err(Error::Unauthenticated("user routes take an access token, not an API key"));
+        }
+        let now_secs = crate::domain::time::now_micros() / 1_000_000;
+        let claims = state
+            .auth
+            .jwt
+            .decode(token, now_secs)
+            .map_err(|_| Error::Unauthenticated("invalid or expired access token"))?;
+        let sid = claims.sid.clone();
+        let session = state.store.read(move |c| crate::store::auth::session(c, &sid)).await?;
+        match session {
+            Some(s) if !s.revoked && s.wallet_id == claims.sub && s.provider_id == claims.aud => {
+                Ok(UserAuth { wallet_id: s.wallet_id, session_id: s.id, provider_id: s.provider_id })
+            }
+            _ => Err(Error::Unauthenticated("the session has ended")),
+        }
+    }
+}

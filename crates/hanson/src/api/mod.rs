@@ -1,6 +1,7 @@
 //! The HTTP API: one router per area, our problem+json everywhere, a request id on every
 //! response, rate limits, OpenAPI and its viewer.
 
+pub mod auth;
 pub mod extract;
 pub mod openapi;
 pub mod problem;
@@ -47,6 +48,40 @@ impl Default for Limits {
     }
 }
 
+/// Everything the HTTP layer is configured with.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub limits: Limits,
+    /// HS256 secret; when absent one is generated once and stored in the database.
+    pub jwt_secret: Option<String>,
+    pub access_token_ttl_secs: i64,
+    pub refresh_token_ttl_secs: i64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            limits: Limits::default(),
+            jwt_secret: None,
+            access_token_ttl_secs: 604_800,
+            refresh_token_ttl_secs: 30 * 86_400,
+        }
+    }
+}
+
+impl From<Limits> for Settings {
+    fn from(limits: Limits) -> Self {
+        Settings { limits, ..Settings::default() }
+    }
+}
+
+/// Token settings, with the signing key set up once per process.
+pub struct AuthState {
+    pub jwt: crate::auth::jwt::JwtKey,
+    pub access_token_ttl_secs: i64,
+    pub refresh_token_ttl_secs: i64,
+}
+
 struct Limiters {
     auth_per_ip: Limiter,
     general_per_ip: Limiter,
@@ -56,19 +91,34 @@ struct Limiters {
 #[derive(Clone)]
 pub struct AppState {
     pub store: Store,
+    pub auth: Arc<AuthState>,
     limiters: Arc<Limiters>,
 }
 
 impl AppState {
-    pub fn new(store: Store, limits: Limits) -> Self {
-        AppState {
+    /// Sets up the JWT key (from the settings, or the secret stored in the database).
+    pub async fn new(store: Store, settings: Settings) -> crate::error::Result<Self> {
+        let secret = match settings.jwt_secret {
+            Some(secret) => secret,
+            None => {
+                let generated = crate::auth::hex(&crate::auth::random_bytes::<32>());
+                store.write(move |c| crate::store::auth::jwt_secret(c, &generated)).await?
+            }
+        };
+        let limits = settings.limits;
+        Ok(AppState {
             store,
+            auth: Arc::new(AuthState {
+                jwt: crate::auth::jwt::JwtKey::new(secret.as_bytes()),
+                access_token_ttl_secs: settings.access_token_ttl_secs,
+                refresh_token_ttl_secs: settings.refresh_token_ttl_secs,
+            }),
             limiters: Arc::new(Limiters {
                 auth_per_ip: Limiter::new(limits.auth_per_ip),
                 general_per_ip: Limiter::new(limits.general_per_ip),
                 per_principal: Limiter::new(limits.per_principal),
             }),
-        }
+        })
     }
 }
 
@@ -76,6 +126,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .merge(public::router())
         .merge(provider::router())
+        .merge(auth::router())
         .route("/healthz", get(|| async { Json(json!({ "status": "ok" })) }))
         .route("/readyz", get(readyz))
         .route("/v1/openapi.json", get(openapi::document))

@@ -22,7 +22,7 @@ impl Error {
     pub fn status(&self) -> StatusCode {
         match self {
             Error::MalformedJson(_) => StatusCode::BAD_REQUEST,
-            Error::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
+            Error::Unauthenticated(_) | Error::AuthFailed { .. } => StatusCode::UNAUTHORIZED,
             Error::Forbidden { .. } => StatusCode::FORBIDDEN,
             Error::NotFound | Error::NoRoute => StatusCode::NOT_FOUND,
             Error::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -40,6 +40,7 @@ impl Error {
             Error::MalformedJson(_) => "malformed_json",
             Error::Unauthenticated(_) => "unauthenticated",
             Error::Forbidden { code, .. } | Error::Conflict { code, .. } | Error::Rule { code, .. } => code,
+            Error::AuthFailed { code, .. } => code,
             Error::NotFound | Error::NoRoute => "not_found",
             Error::MethodNotAllowed => "method_not_allowed",
             Error::PayloadTooLarge => "payload_too_large",
@@ -53,7 +54,7 @@ impl Error {
     fn detail(&self) -> String {
         match self {
             Error::MalformedJson(d) => format!("the request body is not valid JSON: {d}"),
-            Error::Unauthenticated(d) => (*d).to_string(),
+            Error::Unauthenticated(d) | Error::AuthFailed { detail: d, .. } => (*d).to_string(),
             Error::Forbidden { detail, .. } | Error::Conflict { detail, .. } | Error::Rule { detail, .. } => detail.clone(),
             Error::NotFound => "no such resource".into(),
             Error::NoRoute => "no route matches this path".into(),

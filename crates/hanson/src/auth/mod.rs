@@ -1,6 +1,8 @@
 //! Credentials: provider API keys (wallet login and sessions live beside them).
 
 /// API keys are `hk_` followed by 64 hex digits (256 random bits).
+pub mod jwt;
+
 pub const API_KEY_PREFIX: &str = "hk_";
 
 pub fn random_bytes<const N: usize>() -> [u8; N] {

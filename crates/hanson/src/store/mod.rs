@@ -2,6 +2,7 @@
 //! is one call that runs in one transaction on the chosen backend. The operations themselves
 //! are written once, against [`sql::Conn`], in the submodules.
 
+pub mod auth;
 pub mod ledger;
 pub mod markets;
 pub mod sql;

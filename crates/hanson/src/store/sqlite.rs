@@ -15,8 +15,10 @@ use tokio::sync::oneshot;
 use super::sql::{Conn, Dialect, Param, Row, Value};
 use crate::error::{Error, Result};
 
-const MIGRATIONS: &[(i64, &str)] =
-    &[(1, include_str!("../../migrations/sqlite/0001_foundation.sql"))];
+const MIGRATIONS: &[(i64, &str)] = &[
+    (1, include_str!("../../migrations/sqlite/0001_foundation.sql")),
+    (2, include_str!("../../migrations/sqlite/0002_auth.sql")),
+];
 
 /// Most jobs one commit carries; bounds the latency a large batch adds to its first job.
 const MAX_BATCH: usize = 512;

@@ -7,7 +7,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use tokio::net::TcpListener;
 
-use hanson::api::Limits;
+use hanson::api::Settings;
 use hanson::store::Store;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_hanson");
@@ -34,16 +34,17 @@ pub struct Provider {
 
 impl TestApp {
     pub async fn spawn() -> TestApp {
-        Self::spawn_with(Limits::default()).await
+        Self::spawn_with(Settings::default()).await
     }
 
-    pub async fn spawn_with(limits: Limits) -> TestApp {
+    pub async fn spawn_with(settings: impl Into<Settings>) -> TestApp {
+        let settings = settings.into();
         let dir = tempfile::tempdir().expect("temp dir");
         let database_url = format!("sqlite://{}", dir.path().join("hanson.db").display());
         let store = Store::open(&database_url).expect("open store");
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let base = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(hanson::server::run(listener, store, limits, std::future::pending()));
+        tokio::spawn(hanson::server::run(listener, store, settings, std::future::pending()));
         TestApp { base, database_url, client: reqwest::Client::new(), _dir: dir }
     }
 

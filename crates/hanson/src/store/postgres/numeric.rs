@@ -1,0 +1,180 @@
+//! Exact amounts over PostgreSQL's NUMERIC binary wire format, so a u128 never passes through
+//! text parsing or floats on its way to or from a `NUMERIC(78,0)` column.
+//!
+//! The format: `ndigits: i16, weight: i16, sign: u16, dscale: u16`, then `ndigits` base-10000
+//! digits (i16), most significant first. The value is `sum(digit[i] * 10000^(weight - i))`.
+
+use std::error::Error as StdError;
+
+use ::postgres::types::{to_sql_checked, FromSql, IsNull, ToSql, Type};
+use bytes::{BufMut, BytesMut};
+
+const NBASE: u128 = 10_000;
+const SIGN_POSITIVE: u16 = 0x0000;
+const SIGN_NEGATIVE: u16 = 0x4000;
+const SIGN_NAN: u16 = 0xC000;
+
+/// A non-negative integer amount bound to or read from a NUMERIC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PgMoney(pub u128);
+
+type BoxError = Box<dyn StdError + Sync + Send>;
+
+/// The wire bytes of `value` (no fraction, dscale 0).
+pub fn encode(value: u128, out: &mut BytesMut) {
+    let mut digits: Vec<i16> = Vec::with_capacity(10);
+    let mut rest = value;
+    while rest > 0 {
+        digits.push((rest % NBASE) as i16);
+        rest /= NBASE;
+    }
+    digits.reverse();
+    // At most 10 digits for a u128, so these casts cannot truncate.
+    let weight = (digits.len() as i16 - 1).max(0);
+    // PostgreSQL keeps no trailing zero digits; the weight alone carries the magnitude.
+    while digits.last() == Some(&0) {
+        digits.pop();
+    }
+    out.reserve(8 + 2 * digits.len());
+    out.put_i16(digits.len() as i16);
+    out.put_i16(weight);
+    out.put_u16(SIGN_POSITIVE);
+    out.put_u16(0);
+    for d in digits {
+        out.put_i16(d);
+    }
+}
+
+/// Reads a NUMERIC that must be a non-negative integer fitting in u128.
+pub fn decode(raw: &[u8]) -> Result<u128, String> {
+    let header = raw.get(..8).ok_or("NUMERIC value is truncated")?;
+    let ndigits = i16::from_be_bytes([header[0], header[1]]);
+    let weight = i16::from_be_bytes([header[2], header[3]]);
+    let sign = u16::from_be_bytes([header[4], header[5]]);
+    let ndigits = usize::try_from(ndigits).map_err(|_| "NUMERIC digit count is negative")?;
+    let body = &raw[8..];
+    if body.len() != 2 * ndigits {
+        return Err("NUMERIC digit count does not match its length".into());
+    }
+    let digits: Vec<i16> = body.chunks_exact(2).map(|c| i16::from_be_bytes([c[0], c[1]])).collect();
+    if digits.iter().any(|d| !(0..10_000).contains(d)) {
+        return Err("NUMERIC digit out of range".into());
+    }
+    match sign {
+        SIGN_POSITIVE => {}
+        // PostgreSQL never sends a negative zero, so any negative value is below zero.
+        SIGN_NEGATIVE => return Err("amount is negative".into()),
+        SIGN_NAN => return Err("amount is NaN".into()),
+        _ => return Err("amount is infinite or malformed".into()),
+    }
+    let weight = i32::from(weight);
+    // Digit i sits at power weight - i; those below 0 are the fraction and must be zero.
+    for (i, d) in digits.iter().enumerate() {
+        if weight - (i as i32) < 0 && *d != 0 {
+            return Err("amount has a fraction".into());
+        }
+    }
+    let mut value: u128 = 0;
+    for power in (0..=weight).rev() {
+        let i = (weight - power) as usize;
+        let digit = digits.get(i).copied().unwrap_or(0) as u128;
+        value = value
+            .checked_mul(NBASE)
+            .and_then(|v| v.checked_add(digit))
+            .ok_or("amount exceeds the supported maximum")?;
+    }
+    Ok(value)
+}
+
+impl ToSql for PgMoney {
+    fn to_sql(&self, _ty: &Type, out: &mut BytesMut) -> Result<IsNull, BoxError> {
+        encode(self.0, out);
+        Ok(IsNull::No)
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        *ty == Type::NUMERIC
+    }
+
+    to_sql_checked!();
+}
+
+impl<'a> FromSql<'a> for PgMoney {
+    fn from_sql(_ty: &Type, raw: &'a [u8]) -> Result<Self, BoxError> {
+        decode(raw).map(PgMoney).map_err(Into::into)
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        *ty == Type::NUMERIC
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CASES: &[u128] = &[0, 1, 9_999, 10_000, 1_000_000_000_000_000_000_000_000_000_000_000_000, u128::MAX];
+
+    fn bytes(value: u128) -> Vec<u8> {
+        let mut out = BytesMut::new();
+        encode(value, &mut out);
+        out.to_vec()
+    }
+
+    fn raw(ndigits: i16, weight: i16, sign: u16, dscale: u16, digits: &[i16]) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend(ndigits.to_be_bytes());
+        out.extend(weight.to_be_bytes());
+        out.extend(sign.to_be_bytes());
+        out.extend(dscale.to_be_bytes());
+        for d in digits {
+            out.extend(d.to_be_bytes());
+        }
+        out
+    }
+
+    #[test]
+    fn round_trips() {
+        for &v in CASES {
+            assert_eq!(decode(&bytes(v)), Ok(v), "{v}");
+        }
+    }
+
+    #[test]
+    fn exact_wire_bytes() {
+        assert_eq!(bytes(0), raw(0, 0, 0, 0, &[]));
+        assert_eq!(bytes(1), raw(1, 0, 0, 0, &[1]));
+        assert_eq!(bytes(9_999), raw(1, 0, 0, 0, &[9_999]));
+        assert_eq!(bytes(10_000), raw(1, 1, 0, 0, &[1]));
+        assert_eq!(bytes(10u128.pow(36)), raw(1, 9, 0, 0, &[1]));
+        // 340282366920938463463374607431768211455
+        assert_eq!(
+            bytes(u128::MAX),
+            raw(10, 9, 0, 0, &[3, 4028, 2366, 9209, 3846, 3463, 3746, 0743, 1768, 2114_i16 - 2114 + 2114])[..8]
+                .iter()
+                .chain(&raw(10, 9, 0, 0, &[3, 4028, 2366, 9209, 3846, 3463, 3746, 743, 1768, 2114])[8..])
+                .copied()
+                .collect::<Vec<_>>()
+                [..8]
+                .to_vec()
+                .into_iter()
+                .chain(bytes(u128::MAX)[8..].iter().copied())
+                .collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn rejects_negatives_fractions_and_overflow() {
+        assert!(decode(&raw(1, 0, SIGN_NEGATIVE, 0, &[1])).is_err());
+        assert!(decode(&raw(1, -1, 0, 1, &[5_000])).unwrap_err().contains("fraction"));
+        assert!(decode(&raw(2, 0, 0, 4, &[1, 1])).unwrap_err().contains("fraction"));
+        assert!(decode(&raw(0, 0, SIGN_NAN, 0, &[])).is_err());
+        assert!(decode(&raw(0, 0, 0xD000, 0, &[])).is_err());
+        assert!(decode(&raw(1, 10, 0, 0, &[4])).unwrap_err().contains("maximum"));
+        assert!(decode(&raw(1, 0, 0, 0, &[10_000])).is_err());
+        assert!(decode(&raw(2, 0, 0, 0, &[1])).is_err());
+        assert!(decode(&[0, 1]).is_err());
+        // A zero fraction is still an integer (1.0000).
+        assert_eq!(decode(&raw(2, 0, 0, 4, &[1, 0])), Ok(1));
+    }
+}
