@@ -227,17 +227,50 @@ impl OutcomeView {
     /// C(q with q_i := t), t <= 2^127. Both arguments of ln are >= 1, so the absolute
     /// error stays a few hundred ulps whatever the prices are.
     fn cost_fn_at(&self, t: u128) -> WeiInterval {
-        let (base, z) = if t <= self.m_o {
-            // C = m_o + b ln(rest + e^{(t - m_o)/b})
-            (self.m_o, self.rest.add(self.recip.exp_neg_ratio(self.m_o - t)))
+        self.cost_fn_and_price_at(t).0
+    }
+
+    /// Also returns (num, den) with num/den <= p_i at q_i = t: the marginal price, a lower
+    /// bound on C(t + 1) - C(t) since the price of i rises as t grows.
+    fn cost_fn_and_price_at(&self, t: u128) -> (WeiInterval, Fx, Fx) {
+        let (base, z, num) = if t <= self.m_o {
+            // C = m_o + b ln(rest + e^{(t - m_o)/b}); p_i = e / (rest + e)
+            let e = self.recip.exp_neg_ratio(self.m_o - t);
+            (self.m_o, self.rest.add(e), e.lo)
         } else {
-            // C = t + b ln(1 + rest e^{-(t - m_o)/b})
-            (t, Iv::exact(ONE).add(self.rest.mul(self.recip.exp_neg_ratio(t - self.m_o))))
+            // C = t + b ln(1 + rest e^{-(t - m_o)/b}); p_i = 1 / (1 + rest e^{..})
+            (t, Iv::exact(ONE).add(self.rest.mul(self.recip.exp_neg_ratio(t - self.m_o))), ONE)
         };
         let l = ln_iv(z);
         let b = Wei::from(self.b);
         let base = Wei::from(base) << FRAC_BITS;
-        WeiInterval { lo: base + b * Wei::from(l.lo), hi: base + b * Wei::from(l.hi) }
+        (WeiInterval { lo: base + b * Wei::from(l.lo), hi: base + b * Wei::from(l.hi) }, num, z.hi)
+    }
+
+    /// Fast path of `buy`: proves s is the answer with one evaluation when
+    /// cost(s) <= amount and lower(C(t)) + lower(p(t)) already exceeds C + amount, which
+    /// bounds cost(s + 1) from below. None means "search normally".
+    fn buy_in_one_step(&self, s: u128, amount: u128) -> Option<u128> {
+        if s == 0 || s >= MAX_VALUE {
+            return None;
+        }
+        let (c, p_num, p_den) = self.cost_fn_and_price_at(self.q_i + s);
+        let cost = ceil_wei(c.hi.saturating_sub(self.c_now.lo));
+        if cost > amount {
+            return None;
+        }
+        let limit = self.c_now.lo + (Wei::from(amount) << FRAC_BITS);
+        if c.lo >= limit {
+            return Some(cost);
+        }
+        let gap = limit - c.lo;
+        if gap.bit_len() > FRAC_BITS + 1 {
+            return None; // gap >= 2 wei > any price
+        }
+        // p_num / p_den > gap / 2^256  <=>  p_num * 2^256 > gap * p_den
+        let lhs = FxWide::from(p_num) << FRAC_BITS;
+        let rhs = FxWide::from(gap.to::<Fx>()).widening_mul::<640, 10, 1280, 20>(FxWide::from(p_den));
+        (Uint::<1280, 20>::from(lhs) > rhs).then_some(cost)
     }
 
     /// Integer cost charged for `s` more shares (0 for s == 0).
@@ -387,6 +420,9 @@ pub fn buy(b: u128, q: &[u128], outcome: usize, amount: u128) -> Result<Buy, Lms
     }
     let target = view.c_now.lo + (Wei::from(amount) << FRAC_BITS);
     let guess = view.solve_t_estimate(target).map_or(1, |t| t.saturating_sub(view.q_i));
+    if let Some(cost) = view.buy_in_one_step(guess, amount) {
+        return Ok(Buy { shares: guess, cost });
+    }
     let fits = |s: u128| view.charged_cost(s) <= amount;
     match last_true(fits, guess, 1, MAX_VALUE) {
         Search::Found(shares) => Ok(Buy { shares, cost: view.charged_cost(shares) }),
