@@ -301,7 +301,7 @@ pub struct UpdateMarketInput {
 }
 
 /// The validated fields of a partial update; absent fields keep their value.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct MarketPatch {
     question: Option<String>,
     description: Option<String>,
@@ -396,7 +396,7 @@ impl MarketPatch {
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct OutcomePatch {
     pub title: Option<String>,
     pub description: Option<String>,

@@ -5,6 +5,7 @@
 pub mod auth;
 pub mod ledger;
 pub mod markets;
+pub mod postgres;
 pub mod sql;
 pub mod sqlite;
 pub mod tenants;
@@ -15,6 +16,22 @@ use sql::Conn;
 #[derive(Clone)]
 pub enum Backend {
     Sqlite(sqlite::SqliteBackend),
+    Postgres(self::postgres::PostgresBackend),
+}
+
+/// Connection settings. SQLite ignores them: it has one writer thread and its own readers.
+#[derive(Debug, Clone)]
+pub struct StoreOptions {
+    /// Most PostgreSQL connections this process opens.
+    pub max_connections: usize,
+    /// PostgreSQL `statement_timeout` in milliseconds (0 = none).
+    pub statement_timeout_ms: u64,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        StoreOptions { max_connections: 16, statement_timeout_ms: 5_000 }
+    }
 }
 
 #[derive(Clone)]
@@ -23,22 +40,39 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens the database named by `url` (`sqlite://PATH`), applying migrations.
+    /// Opens the database named by `url` (`sqlite://PATH` or `postgres://...`), applying
+    /// migrations, with default [`StoreOptions`].
     pub fn open(url: &str) -> Result<Store> {
+        Self::open_with(url, &StoreOptions::default())
+    }
+
+    pub fn open_with(url: &str, options: &StoreOptions) -> Result<Store> {
         if url.starts_with("sqlite:") {
             return Ok(Store { backend: Backend::Sqlite(sqlite::SqliteBackend::open(url)?) });
         }
-        Err(Error::internal(format!("unsupported database URL scheme: {url}")))
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            let backend = self::postgres::PostgresBackend::open(url, options)?;
+            return Ok(Store { backend: Backend::Postgres(backend) });
+        }
+        let scheme = url.split("://").next().unwrap_or(url);
+        Err(Error::internal(format!(
+            "unsupported database URL scheme {scheme:?}: expected sqlite:// or postgres://"
+        )))
     }
 
     /// Runs `op` in one write transaction; returns once it is durable.
+    ///
+    /// `op` is `Clone` because PostgreSQL may run it again from the start, on a copy, when its
+    /// transaction loses a race with another node (see `postgres.rs`); capture owned values
+    /// that are `Clone`. SQLite runs it exactly once.
     pub async fn write<T, F>(&self, op: F) -> Result<T>
     where
         T: Send + 'static,
-        F: FnOnce(&mut dyn Conn) -> Result<T> + Send + 'static,
+        F: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
     {
         match &self.backend {
             Backend::Sqlite(b) => b.write(op).await,
+            Backend::Postgres(b) => b.write(op).await,
         }
     }
 
@@ -50,6 +84,7 @@ impl Store {
     {
         match &self.backend {
             Backend::Sqlite(b) => b.read(op).await,
+            Backend::Postgres(b) => b.read(op).await,
         }
     }
 

@@ -202,6 +202,7 @@ impl ExternalKind {
     }
 }
 
+#[derive(Clone)]
 pub struct ExternalTransfer {
     pub provider_id: String,
     pub kind: ExternalKind,

@@ -147,20 +147,11 @@ mod tests {
         assert_eq!(bytes(9_999), raw(1, 0, 0, 0, &[9_999]));
         assert_eq!(bytes(10_000), raw(1, 1, 0, 0, &[1]));
         assert_eq!(bytes(10u128.pow(36)), raw(1, 9, 0, 0, &[1]));
-        // 340282366920938463463374607431768211455
-        assert_eq!(
-            bytes(u128::MAX),
-            raw(10, 9, 0, 0, &[3, 4028, 2366, 9209, 3846, 3463, 3746, 0743, 1768, 2114_i16 - 2114 + 2114])[..8]
-                .iter()
-                .chain(&raw(10, 9, 0, 0, &[3, 4028, 2366, 9209, 3846, 3463, 3746, 743, 1768, 2114])[8..])
-                .copied()
-                .collect::<Vec<_>>()
-                [..8]
-                .to_vec()
-                .into_iter()
-                .chain(bytes(u128::MAX)[8..].iter().copied())
-                .collect::<Vec<_>>()
-        );
+        // 340282366920938463463374607431768211455 in base-10000 groups.
+        assert_eq!(bytes(u128::MAX), raw(10, 9, 0, 0, &[340, 2823, 6692, 938, 4634, 6337, 4607, 4317, 6821, 1455]));
+        // Trailing zero groups are dropped: 10^8 + 1 keeps all three, 2 * 10^8 keeps one.
+        assert_eq!(bytes(100_000_001), raw(3, 2, 0, 0, &[1, 0, 1]));
+        assert_eq!(bytes(200_000_000), raw(1, 2, 0, 0, &[2]));
     }
 
     #[test]

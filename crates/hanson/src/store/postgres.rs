@@ -1,0 +1,450 @@
+//! PostgreSQL backend: the synchronous `postgres` client on tokio's blocking threads, a small
+//! pool of connections, one transaction per store call.
+//!
+//! Several `hanson serve` processes may share one database. Writes run in READ COMMITTED and
+//! lock the rows they read-then-change (`Conn::lock_clause` is ` FOR UPDATE` here), so money
+//! moves serialize per account and market. A write that loses a race is run again from the
+//! start in a fresh transaction (the op closure is `Clone`, so each attempt gets its own copy):
+//! serialization failures, deadlocks, and unique violations, which under READ COMMITTED are
+//! what a concurrent get-or-create (a first deposit creating a wallet, an idempotent reference
+//! used twice at once) looks like; the retry then finds the row the winner committed.
+//! Reads run in one REPEATABLE READ READ ONLY snapshot.
+
+mod numeric;
+
+use std::collections::HashMap;
+use std::error::Error as StdError;
+use std::str::FromStr;
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
+
+use ::postgres::error::SqlState;
+use ::postgres::types::{to_sql_checked, IsNull, ToSql, Type};
+use ::postgres::{Client, Config, NoTls, Statement};
+use bytes::BytesMut;
+use tokio::sync::Semaphore;
+
+use super::sql::{Conn, Dialect, Param, Row, Value};
+use super::StoreOptions;
+use crate::error::{Error, Result};
+
+pub use numeric::PgMoney;
+
+const MIGRATIONS: &[(i64, &str)] =
+    &[(1, include_str!("../../migrations/postgres/0001_foundation.sql"))];
+
+/// Key of the advisory lock that serializes migrations of nodes starting at the same time.
+const MIGRATION_LOCK: i64 = 0x6861_6e73_6f6e; // "hanson"
+/// Attempts of a write that keeps losing races before its last error is returned.
+const WRITE_ATTEMPTS: u32 = 5;
+/// Prepared statements kept per connection (the store issues a few dozen distinct ones).
+const STATEMENT_CACHE: usize = 256;
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+const BEGIN_WRITE: &str = "BEGIN ISOLATION LEVEL READ COMMITTED";
+const BEGIN_READ: &str = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
+
+#[derive(Clone)]
+pub struct PostgresBackend {
+    pool: Arc<Pool>,
+}
+
+struct Pool {
+    config: Config,
+    /// host:port/dbname, for error messages (never the password).
+    target: String,
+    statement_timeout_ms: u64,
+    idle: Mutex<Vec<PooledClient>>,
+    /// One permit per live connection: a holder takes an idle client or opens a new one.
+    permits: Arc<Semaphore>,
+}
+
+struct PooledClient {
+    client: Client,
+    statements: HashMap<(String, Vec<Type>), Statement>,
+}
+
+/// The SQLSTATE of the first statement that failed inside a transaction.
+struct Failure {
+    code: Option<SqlState>,
+}
+
+pub struct PgConn<'c> {
+    pc: &'c mut PooledClient,
+    failure: Option<Failure>,
+}
+
+fn pg_error(e: &::postgres::Error) -> Error {
+    match e.as_db_error() {
+        Some(db) => Error::internal(format!("postgres {}: {}", db.code().code(), db.message())),
+        None => Error::internal(format!("postgres: {e}")),
+    }
+}
+
+/// Races another transaction can make us lose; running the op again resolves them.
+fn is_retryable(code: Option<&SqlState>) -> bool {
+    matches!(
+        code,
+        Some(c) if *c == SqlState::T_R_SERIALIZATION_FAILURE
+            || *c == SqlState::T_R_DEADLOCK_DETECTED
+            || *c == SqlState::UNIQUE_VIOLATION
+    )
+}
+
+fn describe_target(config: &Config) -> String {
+    use ::postgres::config::Host;
+    let host = match config.get_hosts().first() {
+        Some(Host::Tcp(h)) => h.clone(),
+        #[cfg(unix)]
+        Some(Host::Unix(p)) => p.display().to_string(),
+        None => "localhost".into(),
+    };
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    let db = config.get_dbname().or(config.get_user()).unwrap_or("?");
+    format!("{host}:{port}/{db}")
+}
+
+impl PostgresBackend {
+    /// Parses the URL, connects and migrates; fails with a readable error, never a panic.
+    pub fn open(url: &str, options: &StoreOptions) -> Result<Self> {
+        // The parser's messages never echo the URL, so a password cannot leak through them.
+        let mut config = Config::from_str(url)
+            .map_err(|e| Error::internal(format!("invalid PostgreSQL URL: {e}")))?;
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        if config.get_application_name().is_none() {
+            config.application_name("hanson");
+        }
+        let max = options.max_connections.clamp(1, Semaphore::MAX_PERMITS);
+        let pool = Arc::new(Pool {
+            target: describe_target(&config),
+            config,
+            statement_timeout_ms: options.statement_timeout_ms,
+            idle: Mutex::new(Vec::new()),
+            permits: Arc::new(Semaphore::new(max)),
+        });
+        // The sync client drives its own runtime, which must not run inside an async context
+        // (`Store::open` is called from one); a plain thread is always safe.
+        let worker = pool.clone();
+        std::thread::spawn(move || worker.migrate())
+            .join()
+            .map_err(|_| Error::internal("PostgreSQL migration thread panicked"))??;
+        Ok(PostgresBackend { pool })
+    }
+
+    /// Runs `op` in one READ COMMITTED transaction, again from the start if it loses a race.
+    pub async fn write<T, F>(&self, op: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
+    {
+        let pool = self.pool.clone();
+        let permit = pool.permits.clone().acquire_owned().await.map_err(Error::internal)?;
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            let mut attempt = 1;
+            loop {
+                let (result, retry) = pool.transaction(BEGIN_WRITE, op.clone());
+                match result {
+                    Err(e) if retry && attempt < WRITE_ATTEMPTS => {
+                        tracing::debug!(attempt, error = %e, "retrying a write that lost a race");
+                        backoff(attempt);
+                        attempt += 1;
+                    }
+                    other => return other,
+                }
+            }
+        })
+        .await
+        .map_err(|e| Error::internal(format!("write task failed: {e}")))?
+    }
+
+    /// Runs `op` on one REPEATABLE READ READ ONLY snapshot.
+    pub async fn read<T, F>(&self, op: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut dyn Conn) -> Result<T> + Send + 'static,
+    {
+        let pool = self.pool.clone();
+        let permit = pool.permits.clone().acquire_owned().await.map_err(Error::internal)?;
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            pool.transaction(BEGIN_READ, op).0
+        })
+        .await
+        .map_err(|e| Error::internal(format!("read task failed: {e}")))?
+    }
+}
+
+/// A few milliseconds, growing and jittered so racing writers stop colliding.
+fn backoff(attempt: u32) {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let ms = (1u64 << attempt.min(6)) + u64::from(nanos % 4);
+    std::thread::sleep(Duration::from_millis(ms));
+}
+
+impl Pool {
+    fn connect(&self) -> Result<PooledClient> {
+        let mut client = self.config.connect(NoTls).map_err(|e| {
+            Error::internal(format!("cannot connect to PostgreSQL at {}: {}", self.target, pg_error(&e)))
+        })?;
+        // Bounds how long one statement (and so one pooled connection) can be held.
+        client
+            .batch_execute(&format!("SET statement_timeout = {}", self.statement_timeout_ms))
+            .map_err(|e| pg_error(&e))?;
+        Ok(PooledClient { client, statements: HashMap::new() })
+    }
+
+    /// A client inside a fresh transaction. An idle client whose connection died (server
+    /// restart, idle timeout) is dropped and the next one tried; the op has not run yet.
+    fn begin(&self, begin: &str) -> Result<PooledClient> {
+        loop {
+            let idle = self.idle.lock().map_err(Error::internal)?.pop();
+            let fresh = idle.is_none();
+            let mut pc = match idle {
+                Some(pc) => pc,
+                None => self.connect()?,
+            };
+            match pc.client.batch_execute(begin) {
+                Ok(()) => return Ok(pc),
+                Err(e) if fresh || !(pc.client.is_closed() || e.is_closed()) => {
+                    let err = pg_error(&e);
+                    self.give_back(pc, false);
+                    return Err(err);
+                }
+                Err(_) => drop(pc),
+            }
+        }
+    }
+
+    /// Returns a client to the pool unless its connection or transaction state is unknown.
+    fn give_back(&self, pc: PooledClient, healthy: bool) {
+        if healthy && !pc.client.is_closed() {
+            if let Ok(mut idle) = self.idle.lock() {
+                idle.push(pc);
+            }
+        }
+    }
+
+    /// Runs `op` between `begin` and COMMIT (ROLLBACK on any error). Returns the result and
+    /// whether the failure was a lost race worth running the op again for.
+    fn transaction<T>(&self, begin: &str, op: impl FnOnce(&mut dyn Conn) -> Result<T>) -> (Result<T>, bool) {
+        let mut pc = match self.begin(begin) {
+            Ok(pc) => pc,
+            Err(e) => return (Err(e), false),
+        };
+        let mut conn = PgConn { pc: &mut pc, failure: None };
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| op(&mut conn)))
+            .unwrap_or_else(|_| Err(Error::internal("store operation panicked")));
+        let failure = conn.failure.take();
+        // A connection lost before COMMIT was sent committed nothing: safe to run again.
+        let retry = failure.as_ref().is_some_and(|f| is_retryable(f.code.as_ref())) || pc.client.is_closed();
+        let outcome = match (result, failure) {
+            (Ok(value), None) => match pc.client.batch_execute("COMMIT") {
+                Ok(()) => {
+                    self.give_back(pc, true);
+                    return (Ok(value), false);
+                }
+                Err(e) => {
+                    let retry = is_retryable(e.code());
+                    let healthy = pc.client.batch_execute("ROLLBACK").is_ok();
+                    self.give_back(pc, healthy);
+                    return (Err(pg_error(&e)), retry);
+                }
+            },
+            // PostgreSQL aborts the whole transaction on a failed statement, and COMMIT would
+            // then silently roll back: an op that swallowed an error cannot succeed here.
+            (Ok(_), Some(_)) => {
+                Err(Error::internal("a statement failed inside the transaction and its error was ignored"))
+            }
+            (Err(e), _) => Err(e),
+        };
+        let healthy = pc.client.batch_execute("ROLLBACK").is_ok();
+        self.give_back(pc, healthy);
+        (outcome, retry)
+    }
+
+    fn migrate(&self) -> Result<()> {
+        let mut pc = self.connect()?;
+        let now = crate::domain::time::now_micros();
+        let run = |client: &mut Client| -> std::result::Result<(), ::postgres::Error> {
+            let mut tx = client.transaction()?;
+            // A long migration on another node must not trip our statement timeout.
+            tx.batch_execute("SET LOCAL statement_timeout = 0")?;
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
+            tx.batch_execute(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)",
+            )?;
+            for (version, sql) in MIGRATIONS {
+                let applied: i64 = tx
+                    .query_one("SELECT count(*) FROM schema_migrations WHERE version = $1", &[version])?
+                    .get(0);
+                if applied == 0 {
+                    tx.batch_execute(sql)?;
+                    tx.execute(
+                        "INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)",
+                        &[version, &now],
+                    )?;
+                }
+            }
+            tx.commit()
+        };
+        run(&mut pc.client)
+            .map_err(|e| Error::internal(format!("migrating PostgreSQL at {}: {}", self.target, pg_error(&e))))?;
+        self.give_back(pc, true);
+        Ok(())
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        let idle = match self.idle.get_mut() {
+            Ok(idle) => std::mem::take(idle),
+            Err(poisoned) => std::mem::take(poisoned.into_inner()),
+        };
+        if idle.is_empty() {
+            return;
+        }
+        // Closing a client blocks on its own runtime, which panics inside an async context
+        // (the last Store clone is often dropped in one): close them on a plain thread.
+        let (done, wait) = mpsc::channel();
+        let closer = std::thread::Builder::new().name("pg-close".into()).spawn(move || {
+            drop(idle);
+            let _ = done.send(());
+        });
+        if closer.is_ok() {
+            let _ = wait.recv_timeout(Duration::from_secs(2));
+        }
+    }
+}
+
+/// The type a parameter is prepared with; NULL is left for the server to infer.
+fn natural_type(p: &Param<'_>) -> Type {
+    match p {
+        Param::Null => Type::UNKNOWN,
+        Param::Int(_) => Type::INT8,
+        Param::Text(_) => Type::TEXT,
+        Param::Money(_) => Type::NUMERIC,
+        Param::Blob(_) => Type::BYTEA,
+    }
+}
+
+fn is_text(ty: &Type) -> bool {
+    <&str as ToSql>::accepts(ty)
+}
+
+impl ToSql for Param<'_> {
+    /// Binds to the parameter type the server settled on; types are checked here, per value.
+    fn to_sql(&self, ty: &Type, out: &mut BytesMut) -> std::result::Result<IsNull, Box<dyn StdError + Sync + Send>> {
+        let mismatch = || format!("cannot bind {self:?} to a {ty} parameter").into();
+        match *self {
+            Param::Null => Ok(IsNull::Yes),
+            Param::Int(v) if *ty == Type::INT8 => v.to_sql(ty, out),
+            Param::Int(v) if *ty == Type::INT4 => i32::try_from(v)?.to_sql(ty, out),
+            Param::Int(v) if *ty == Type::INT2 => i16::try_from(v)?.to_sql(ty, out),
+            Param::Int(v) if *ty == Type::BOOL => (v != 0).to_sql(ty, out),
+            Param::Int(v) if *ty == Type::NUMERIC => PgMoney(u128::try_from(v)?).to_sql(ty, out),
+            Param::Money(m) if *ty == Type::NUMERIC => PgMoney(m).to_sql(ty, out),
+            Param::Money(m) if *ty == Type::INT8 => i64::try_from(m)?.to_sql(ty, out),
+            Param::Money(m) if is_text(ty) => m.to_string().as_str().to_sql(ty, out),
+            Param::Text(s) if is_text(ty) => s.to_sql(ty, out),
+            Param::Blob(b) if *ty == Type::BYTEA => b.to_sql(ty, out),
+            _ => Err(mismatch()),
+        }
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+
+    to_sql_checked!();
+}
+
+/// One column of a result row as a [`Value`].
+fn column(row: &::postgres::Row, i: usize) -> Result<Value> {
+    fn get<'a, T: ::postgres::types::FromSql<'a>>(row: &'a ::postgres::Row, i: usize) -> Result<Option<T>> {
+        row.try_get::<_, Option<T>>(i).map_err(|e| Error::internal(format!("column {i}: {}", pg_error(&e))))
+    }
+    let ty = row.columns()[i].type_();
+    let value = if *ty == Type::INT8 {
+        get::<i64>(row, i)?.map(Value::Int)
+    } else if *ty == Type::INT4 {
+        get::<i32>(row, i)?.map(|v| Value::Int(v.into()))
+    } else if *ty == Type::INT2 {
+        get::<i16>(row, i)?.map(|v| Value::Int(v.into()))
+    } else if *ty == Type::BOOL {
+        get::<bool>(row, i)?.map(|v| Value::Int(v.into()))
+    } else if *ty == Type::NUMERIC {
+        get::<PgMoney>(row, i)?.map(|v| Value::Money(v.0))
+    } else if *ty == Type::BYTEA {
+        get::<Vec<u8>>(row, i)?.map(Value::Blob)
+    } else if *ty == Type::FLOAT8 {
+        get::<f64>(row, i)?.map(|v| Value::Text(v.to_string()))
+    } else if *ty == Type::FLOAT4 {
+        get::<f32>(row, i)?.map(|v| Value::Text(v.to_string()))
+    } else if is_text(ty) {
+        get::<String>(row, i)?.map(Value::Text)
+    } else {
+        return Err(Error::internal(format!("column {i} has unsupported type {ty}")));
+    };
+    Ok(value.unwrap_or(Value::Null))
+}
+
+impl PgConn<'_> {
+    /// Records the first failure (it decides retry and rollback) and converts it.
+    fn fail(&mut self, e: ::postgres::Error) -> Error {
+        if self.failure.is_none() {
+            self.failure = Some(Failure { code: e.code().cloned() });
+        }
+        pg_error(&e)
+    }
+
+    fn statement(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Statement> {
+        let key = (sql.to_string(), params.iter().map(natural_type).collect::<Vec<_>>());
+        if let Some(stmt) = self.pc.statements.get(&key) {
+            return Ok(stmt.clone());
+        }
+        let stmt = match self.pc.client.prepare_typed(sql, &key.1) {
+            Ok(stmt) => stmt,
+            Err(e) => return Err(self.fail(e)),
+        };
+        if self.pc.statements.len() >= STATEMENT_CACHE {
+            self.pc.statements.clear();
+        }
+        self.pc.statements.insert(key, stmt.clone());
+        Ok(stmt)
+    }
+}
+
+fn args<'a>(params: &'a [Param<'a>]) -> Vec<&'a (dyn ToSql + Sync)> {
+    params.iter().map(|p| p as &(dyn ToSql + Sync)).collect()
+}
+
+impl Conn for PgConn<'_> {
+    fn dialect(&self) -> Dialect {
+        Dialect::Postgres
+    }
+
+    fn exec(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64> {
+        let stmt = self.statement(sql, params)?;
+        match self.pc.client.execute(&stmt, &args(params)) {
+            Ok(n) => Ok(n),
+            Err(e) => Err(self.fail(e)),
+        }
+    }
+
+    fn query(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Row>> {
+        let stmt = self.statement(sql, params)?;
+        let rows = match self.pc.client.query(&stmt, &args(params)) {
+            Ok(rows) => rows,
+            Err(e) => return Err(self.fail(e)),
+        };
+        rows.iter()
+            .map(|row| (0..row.len()).map(|i| column(row, i)).collect::<Result<Vec<_>>>().map(Row))
+            .collect()
+    }
+}
