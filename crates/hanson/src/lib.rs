@@ -1,4 +1,5 @@
 //! Hanson: a self-hostable prediction-market service with an exact LMSR market maker.
+#![recursion_limit = "512"]
 
 pub mod api;
 pub mod auth;

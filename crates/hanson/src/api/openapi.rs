@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 enum Access {
     Public,
     Provider,
+    User,
 }
 
 struct Operation {
@@ -40,6 +41,12 @@ const OPERATIONS: &[Operation] = &[
     Operation { method: "post", path: "/v1/providers/wallets/deposits", tag: "Money", summary: "Deposit into a wallet, creating it in the provider's tenant (idempotent by reference)", access: Access::Provider, request: Some("WalletTransferRequest"), success: (201, "WalletTransfer"), errors: &[401, 409, 422] },
     Operation { method: "post", path: "/v1/providers/wallets/withdrawals", tag: "Money", summary: "Withdraw from a wallet (idempotent by reference)", access: Access::Provider, request: Some("WalletTransferRequest"), success: (201, "WalletTransfer"), errors: &[401, 409, 422] },
     Operation { method: "get", path: "/v1/providers/wallets/{wallet_address}", tag: "Money", summary: "Look up a wallet and its balances (address case-insensitive)", access: Access::Provider, request: None, success: (200, "Wallet"), errors: &[401, 404] },
+    Operation { method: "post", path: "/v1/auth/nonce", tag: "Auth", summary: "Issue a login nonce (single use, 5 minutes, bound to provider and address)", access: Access::Public, request: Some("NonceRequest"), success: (200, "Nonce"), errors: &[404, 422] },
+    Operation { method: "post", path: "/v1/auth/login", tag: "Auth", summary: "Log in with an EIP-191 signature, or an alt-network account key (wallet_type alt)", access: Access::Public, request: Some("LoginRequest"), success: (200, "Tokens"), errors: &[401, 422] },
+    Operation { method: "post", path: "/v1/auth/refresh", tag: "Auth", summary: "Rotate the refresh token and get a new access token (reusing a spent token revokes the session)", access: Access::Public, request: Some("RefreshRequest"), success: (200, "Tokens"), errors: &[401, 422] },
+    Operation { method: "get", path: "/v1/auth/profile", tag: "Auth", summary: "The logged-in wallet, its session and balances", access: Access::User, request: None, success: (200, "Profile"), errors: &[401] },
+    Operation { method: "post", path: "/v1/auth/logout", tag: "Auth", summary: "Revoke the session: its access and refresh tokens stop working at once", access: Access::User, request: None, success: (200, "Message"), errors: &[401] },
+    Operation { method: "put", path: "/v1/providers/alt-keys/{wallet_address}/{key_id}", tag: "Auth", summary: "Create or replace an alt-network account key in the provider's registry", access: Access::Provider, request: Some("AltKeyRequest"), success: (200, "AltKey"), errors: &[401, 422] },
     Operation { method: "get", path: "/healthz", tag: "Operations", summary: "The process is up", access: Access::Public, request: None, success: (200, "Status"), errors: &[] },
     Operation { method: "get", path: "/readyz", tag: "Operations", summary: "The database is reachable", access: Access::Public, request: None, success: (200, "Status"), errors: &[] },
     Operation { method: "get", path: "/v1/openapi.json", tag: "Operations", summary: "This document", access: Access::Public, request: None, success: (200, "OpenApiDocument"), errors: &[] },
@@ -102,8 +109,10 @@ fn operation_json(op: &Operation) -> Value {
     if let Some(req) = op.request {
         o["requestBody"] = json!({ "required": true, "content": { "application/json": { "schema": schema_ref(req) } } });
     }
-    if op.access == Access::Provider {
-        o["security"] = json!([{ "providerKey": [] }]);
+    match op.access {
+        Access::Provider => o["security"] = json!([{ "providerKey": [] }]),
+        Access::User => o["security"] = json!([{ "userToken": [] }]),
+        Access::Public => {}
     }
     o
 }
@@ -222,6 +231,23 @@ fn schemas() -> Value {
         "WalletTransfer": object(&["id", "wallet_id", "wallet_address", "token_id", "amount", "reference", "balance_after", "created_at"], json!({ "id": text(), "wallet_id": text(), "wallet_address": text(), "token_id": text(), "amount": wei(), "reference": text(), "balance_after": wei(), "created_at": timestamp() })),
         "Wallet": object(&["wallet_id", "wallet_address", "wallet_type", "balances"], json!({ "wallet_id": text(), "wallet_address": text(), "wallet_type": { "type": "string", "enum": ["evm", "alt"] }, "balances": { "type": "array", "items": schema_ref("Balance") } })),
         "Status": object(&["status"], json!({ "status": text() })),
+        "Message": object(&["message"], json!({ "message": text() })),
+        "NonceRequest": object(&["wallet_address", "provider_id"], json!({ "wallet_address": { "type": "string", "description": "EVM address (0x + 40 hex, EIP-55 checked when mixed-case) or alt account address (0x + 16 hex)" }, "provider_id": { "type": "string", "format": "uuid" } })),
+        "Nonce": object(&["nonce", "message", "expires_at"], json!({ "nonce": text(), "message": { "type": "string", "description": "The exact text to sign" }, "expires_at": timestamp() })),
+        "LoginRequest": object(&["provider_id", "wallet_address", "signature", "nonce"], json!({
+            "provider_id": { "type": "string", "format": "uuid" }, "wallet_address": text(),
+            "signature": { "type": "string", "description": "EVM: 0x + 65 bytes hex (v in 0,1,27,28; high-s rejected). Alt: 64 bytes r||s hex without 0x" },
+            "nonce": text(), "wallet_type": { "type": "string", "enum": ["evm", "alt"], "default": "evm" },
+            "alt_evm_address": text(), "key_id": { "type": "integer", "minimum": 0 },
+        })),
+        "RefreshRequest": object(&["refresh_token", "provider_id"], json!({ "refresh_token": text(), "provider_id": { "type": "string", "format": "uuid" } })),
+        "Tokens": object(&["access_token", "refresh_token", "token_type", "expires_in", "session_id"], json!({ "access_token": text(), "refresh_token": text(), "token_type": { "const": "Bearer" }, "expires_in": { "type": "integer", "description": "Seconds" }, "session_id": text() })),
+        "Profile": object(&["wallet_id", "wallet_address", "wallet_type", "alt_evm_address", "provider_id", "session_id", "balances", "created_at"], json!({
+            "wallet_id": text(), "wallet_address": text(), "wallet_type": { "type": "string", "enum": ["evm", "alt"] }, "alt_evm_address": nullable_text(),
+            "provider_id": text(), "session_id": text(), "balances": { "type": "array", "items": schema_ref("Balance") }, "created_at": timestamp(),
+        })),
+        "AltKeyRequest": object(&["public_key", "sign_algo", "hash_algo"], json!({ "public_key": { "type": "string", "description": "64 bytes X||Y hex without 0x" }, "sign_algo": { "type": "string", "enum": ["ECDSA_P256", "ECDSA_secp256k1"] }, "hash_algo": { "type": "string", "enum": ["SHA2_256", "SHA3_256"] }, "revoked": { "type": "boolean", "default": false } })),
+        "AltKey": object(&["wallet_address", "key_id", "public_key", "sign_algo", "hash_algo", "revoked"], json!({ "wallet_address": text(), "key_id": { "type": "integer" }, "public_key": text(), "sign_algo": text(), "hash_algo": text(), "revoked": { "type": "boolean" } })),
         "OpenApiDocument": json!({ "type": "object" }),
     })
 }
@@ -248,13 +274,14 @@ pub fn build() -> Value {
             "description": "Prediction markets priced by an exact LMSR market maker. All amounts are integer wei carried as decimal strings. Every error is RFC 9457 application/problem+json with a stable `code`. Every response carries `x-request-id`.",
         },
         "servers": [{ "url": "/" }],
-        "tags": [{ "name": "Public" }, { "name": "Provider" }, { "name": "Money" }, { "name": "Operations" }],
+        "tags": [{ "name": "Public" }, { "name": "Provider" }, { "name": "Money" }, { "name": "Auth" }, { "name": "Operations" }],
         "paths": paths,
         "components": {
             "schemas": schemas(),
             "responses": responses,
             "securitySchemes": {
                 "providerKey": { "type": "http", "scheme": "bearer", "description": "Provider API key (hk_...), created with `hanson provider create`" },
+                "userToken": { "type": "http", "scheme": "bearer", "bearerFormat": "JWT", "description": "Access token from POST /v1/auth/login" },
             },
         },
     })

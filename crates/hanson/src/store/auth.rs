@@ -49,6 +49,7 @@ pub fn check_nonce(c: &mut dyn Conn, nonce: &str, provider_id: &str, address: &s
     }
 }
 
+#[derive(Clone)]
 pub struct LoginGrant {
     pub nonce: String,
     pub provider_id: String,

@@ -2,9 +2,11 @@
 
 mod helpers;
 
+mod auth;
 mod cli;
 mod errors;
 mod markets;
 mod money;
 mod openapi;
 mod previews;
+mod users;

@@ -21,6 +21,12 @@ const ROUTES: &[(&str, &str)] = &[
     ("post", "/v1/providers/wallets/deposits"),
     ("post", "/v1/providers/wallets/withdrawals"),
     ("get", "/v1/providers/wallets/{wallet_address}"),
+    ("post", "/v1/auth/nonce"),
+    ("post", "/v1/auth/login"),
+    ("post", "/v1/auth/refresh"),
+    ("get", "/v1/auth/profile"),
+    ("post", "/v1/auth/logout"),
+    ("put", "/v1/providers/alt-keys/{wallet_address}/{key_id}"),
     ("get", "/healthz"),
     ("get", "/readyz"),
     ("get", "/v1/openapi.json"),
@@ -68,7 +74,7 @@ async fn the_document_lists_every_route_and_every_route_answers() {
         assert!(responses.keys().any(|k| k.starts_with('2')), "{method} {path} has a success response");
         assert!(responses.contains_key("500"), "{method} {path} documents 500");
         // The route exists: it does not fall through to 404 for an unknown route or to 405.
-        let concrete = path.replace("{market_id}", &uuid()).replace("{outcome_id}", &uuid()).replace("{wallet_address}", "0x0000000000000000000000000000000000000001");
+        let concrete = path.replace("{market_id}", &uuid()).replace("{outcome_id}", &uuid()).replace("{wallet_address}", "0x0000000000000000000000000000000000000001").replace("{key_id}", "0");
         let method = reqwest::Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
         let res = app.client.request(method.clone(), format!("{}{}", app.base, concrete)).header("content-type", "application/json").body("{}").send().await.unwrap();
         assert_ne!(res.status(), StatusCode::METHOD_NOT_ALLOWED, "{method} {path}");
