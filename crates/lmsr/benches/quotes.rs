@@ -25,10 +25,18 @@ fn bench(c: &mut Criterion) {
         let (b, q) = market(n);
         let qf: Vec<f64> = q.iter().map(|&x| x as f64).collect();
         let mut g = c.benchmark_group(format!("n={n}"));
-        g.bench_function("buy", |bn| bn.iter(|| buy(black_box(b), black_box(&q), 0, black_box(10 * E18))));
-        g.bench_function("sell", |bn| bn.iter(|| sell(black_box(b), black_box(&q), 1, black_box(5 * E18))));
-        g.bench_function("prices", |bn| bn.iter(|| prices(black_box(b), black_box(&q))));
-        g.bench_function("buy_f64", |bn| bn.iter(|| buy_f64(black_box(b as f64), black_box(&qf), black_box(10e18))));
+        g.bench_function("buy", |bn| {
+            bn.iter(|| buy(black_box(b), black_box(&q), 0, black_box(10 * E18)))
+        });
+        g.bench_function("sell", |bn| {
+            bn.iter(|| sell(black_box(b), black_box(&q), 1, black_box(5 * E18)))
+        });
+        g.bench_function("prices", |bn| {
+            bn.iter(|| prices(black_box(b), black_box(&q)))
+        });
+        g.bench_function("buy_f64", |bn| {
+            bn.iter(|| buy_f64(black_box(b as f64), black_box(&qf), black_box(10e18)))
+        });
         g.finish();
     }
 }
@@ -53,10 +61,34 @@ fn summary() {
     for n in [2usize, 8, 64] {
         let (b, q) = market(n);
         let qf: Vec<f64> = q.iter().map(|&x| x as f64).collect();
-        let exact = median_us(|| drop(black_box(buy(black_box(b), &q, 0, black_box(10 * E18)))), 200, 51);
-        let float = median_us(|| drop(black_box(buy_f64(black_box(b as f64), &qf, black_box(10e18)))), 20_000, 51);
-        let sell_us = median_us(|| drop(black_box(sell(black_box(b), &q, 1, black_box(5 * E18)))), 200, 51);
-        let prices_us = median_us(|| drop(black_box(prices(black_box(b), &q))), 200, 51);
+        let exact = median_us(
+            || {
+                let _ = black_box(buy(black_box(b), &q, 0, black_box(10 * E18)));
+            },
+            200,
+            51,
+        );
+        let float = median_us(
+            || {
+                let _ = black_box(buy_f64(black_box(b as f64), &qf, black_box(10e18)));
+            },
+            20_000,
+            51,
+        );
+        let sell_us = median_us(
+            || {
+                let _ = black_box(sell(black_box(b), &q, 1, black_box(5 * E18)));
+            },
+            200,
+            51,
+        );
+        let prices_us = median_us(
+            || {
+                let _ = black_box(prices(black_box(b), &q));
+            },
+            200,
+            51,
+        );
         println!(
             "buy n={n}: exact {exact:.2} µs, f64 {float:.3} µs, ratio {:.0}x | sell {sell_us:.2} µs | prices {prices_us:.2} µs",
             exact / float
