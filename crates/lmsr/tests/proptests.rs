@@ -35,7 +35,7 @@ fn shares_or_zero(r: Result<Buy, LmsrError>) -> u128 {
 }
 
 proptest! {
-    #![proptest_config(cfg(3000))]
+    #![proptest_config(cfg(2000))]
 
     #[test]
     fn prices_in_unit_interval_and_sum_to_one((b, q, _) in market()) {
