@@ -13,7 +13,7 @@ use crate::domain::time::now_micros;
 use crate::error::{Error, Result};
 use crate::server::{serve, ServeConfig};
 use crate::store::tenants::{self, Token};
-use crate::store::Store;
+use crate::store::{Store, StoreOptions};
 
 #[derive(Parser)]
 #[command(name = "hanson", version, about = "Self-hostable prediction markets with an exact LMSR market maker")]
@@ -24,7 +24,7 @@ struct Cli {
 
 #[derive(Args, Clone)]
 struct Database {
-    /// sqlite://PATH (created if missing).
+    /// sqlite://PATH (created if missing) or postgres://USER@HOST:PORT/DB (must exist).
     #[arg(long, env = "HANSON_DATABASE_URL", default_value = "sqlite://hanson.db")]
     database_url: String,
 }
@@ -63,6 +63,12 @@ struct ServeArgs {
     listen: String,
     #[command(flatten)]
     database: Database,
+    /// Most PostgreSQL connections this process opens (SQLite ignores it).
+    #[arg(long, env = "HANSON_DB_MAX_CONNECTIONS", default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    db_max_connections: u32,
+    /// PostgreSQL statement timeout in milliseconds, 0 = none (SQLite ignores it).
+    #[arg(long, env = "HANSON_DB_STATEMENT_TIMEOUT_MS", default_value_t = 5_000)]
+    db_statement_timeout_ms: u64,
     /// Nonce, login and refresh requests per second per client IP (0 = unlimited).
     #[arg(long, env = "HANSON_AUTH_RATE_PER_IP", default_value_t = 5.0)]
     auth_rate_per_ip: f64,
@@ -183,7 +189,12 @@ async fn run(command: Command) -> Result<()> {
                 access_token_ttl_secs: args.access_token_ttl,
                 refresh_token_ttl_secs: args.refresh_token_ttl,
             };
-            serve(ServeConfig { listen: args.listen, database_url: args.database.database_url, settings }).await
+            let store_options = StoreOptions {
+                max_connections: args.db_max_connections as usize,
+                statement_timeout_ms: args.db_statement_timeout_ms,
+            };
+            serve(ServeConfig { listen: args.listen, database_url: args.database.database_url, store_options, settings })
+                .await
         }
         Command::Sign { private_key, nonce } => {
             let bytes = wallet_auth::parse_hex(&private_key, true)

@@ -7,16 +7,17 @@ use tokio::net::TcpListener;
 
 use crate::api::{self, AppState, Settings};
 use crate::error::{Error, Result};
-use crate::store::Store;
+use crate::store::{Store, StoreOptions};
 
 pub struct ServeConfig {
     pub listen: String,
     pub database_url: String,
+    pub store_options: StoreOptions,
     pub settings: Settings,
 }
 
 pub async fn serve(config: ServeConfig) -> Result<()> {
-    let store = Store::open(&config.database_url)?;
+    let store = Store::open_with(&config.database_url, &config.store_options)?;
     let listener = TcpListener::bind(&config.listen)
         .await
         .map_err(|e| Error::internal(format!("cannot listen on {}: {e}", config.listen)))?;

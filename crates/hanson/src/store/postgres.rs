@@ -30,8 +30,11 @@ use crate::error::{Error, Result};
 
 pub use numeric::PgMoney;
 
-const MIGRATIONS: &[(i64, &str)] =
-    &[(1, include_str!("../../migrations/postgres/0001_foundation.sql"))];
+/// One file per migrations/sqlite file, same number, same tables and columns.
+const MIGRATIONS: &[(i64, &str)] = &[
+    (1, include_str!("../../migrations/postgres/0001_foundation.sql")),
+    (2, include_str!("../../migrations/postgres/0002_auth.sql")),
+];
 
 /// Key of the advisory lock that serializes migrations of nodes starting at the same time.
 const MIGRATION_LOCK: i64 = 0x6861_6e73_6f6e; // "hanson"

@@ -10,8 +10,8 @@ use crate::helpers::*;
 /// a rotated key stops working at once, and SIGTERM shuts it down cleanly.
 #[tokio::test]
 async fn cli_works_while_the_server_runs_and_shutdown_is_clean() {
-    let dir = tempfile::tempdir().unwrap();
-    let database_url = format!("sqlite://{}", dir.path().join("cli.db").display());
+    let db = TestDatabase::create();
+    let database_url = db.url.clone();
     let mut child = Command::new(BIN)
         .args(["serve", "--listen", "127.0.0.1:0", "--database-url", &database_url])
         .stdout(Stdio::piped())

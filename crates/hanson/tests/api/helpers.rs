@@ -1,5 +1,7 @@
 //! The test harness: a real server on a random port over real HTTP, on a fresh database
-//! per test. The backend comes from `HANSON_TEST_BACKEND` (default `sqlite`).
+//! per test. The backend is the `BACKEND` constant of the test binary that includes this
+//! file: `tests/api/main.rs` (SQLite) or `tests/api_postgres/main.rs` (PostgreSQL at
+//! `HANSON_TEST_POSTGRES_URL`, default `postgres://postgres@127.0.0.1:5432/postgres`).
 
 use std::process::Command;
 
@@ -17,7 +19,88 @@ pub struct TestApp {
     pub base: String,
     pub database_url: String,
     pub client: reqwest::Client,
-    _dir: tempfile::TempDir,
+    _db: TestDatabase,
+}
+
+/// Each test binary constructs one of these (its `BACKEND`), hence the allow.
+#[allow(dead_code)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+pub const DEFAULT_POSTGRES_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
+
+/// A fresh, empty database for one test, deleted when dropped.
+pub struct TestDatabase {
+    pub url: String,
+    cleanup: Cleanup,
+}
+
+enum Cleanup {
+    Sqlite(#[allow(dead_code)] tempfile::TempDir),
+    Postgres { admin_url: String, name: String },
+}
+
+/// Runs one statement on a fresh admin connection, on a plain thread: the sync client
+/// drives its own runtime and must not be used from inside a tokio test.
+fn postgres_admin(admin_url: &str, sql: String) -> Result<(), String> {
+    let url = admin_url.to_string();
+    std::thread::spawn(move || {
+        let mut client = postgres::Client::connect(&url, postgres::NoTls).map_err(|e| e.to_string())?;
+        client.batch_execute(&sql).map_err(|e| e.to_string())
+    })
+    .join()
+    .unwrap_or_else(|_| Err("admin thread panicked".into()))
+}
+
+/// `admin_url` with its database name replaced by `name` (query string kept).
+fn with_database(admin_url: &str, name: &str) -> String {
+    let (base, query) = match admin_url.split_once('?') {
+        Some((base, query)) => (base, format!("?{query}")),
+        None => (admin_url, String::new()),
+    };
+    let authority = base.find("://").map_or(0, |i| i + 3);
+    let base = match base[authority..].find('/') {
+        Some(slash) => &base[..authority + slash],
+        None => base,
+    };
+    format!("{base}/{name}{query}")
+}
+
+impl TestDatabase {
+    pub fn create() -> TestDatabase {
+        match crate::BACKEND {
+            Backend::Sqlite => {
+                let dir = tempfile::tempdir().expect("temp dir");
+                let url = format!("sqlite://{}", dir.path().join("hanson.db").display());
+                TestDatabase { url, cleanup: Cleanup::Sqlite(dir) }
+            }
+            Backend::Postgres => {
+                let admin_url =
+                    std::env::var("HANSON_TEST_POSTGRES_URL").unwrap_or_else(|_| DEFAULT_POSTGRES_URL.to_string());
+                let name = format!("hanson_test_{}", uuid::Uuid::new_v4().simple());
+                if let Err(e) = postgres_admin(&admin_url, format!("CREATE DATABASE {name}")) {
+                    panic!(
+                        "cannot create a test database through {admin_url}: {e}\n\
+                         The PostgreSQL tests need a server at 127.0.0.1:5432 with trust auth for user \
+                         postgres, or HANSON_TEST_POSTGRES_URL naming an admin connection."
+                    );
+                }
+                TestDatabase { url: with_database(&admin_url, &name), cleanup: Cleanup::Postgres { admin_url, name } }
+            }
+        }
+    }
+}
+
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        if let Cleanup::Postgres { admin_url, name } = &self.cleanup {
+            // FORCE: the test's server still holds pooled connections to it.
+            let _ = postgres_admin(admin_url, format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+        }
+    }
 }
 
 pub struct Response {
@@ -39,13 +122,13 @@ impl TestApp {
 
     pub async fn spawn_with(settings: impl Into<Settings>) -> TestApp {
         let settings = settings.into();
-        let dir = tempfile::tempdir().expect("temp dir");
-        let database_url = format!("sqlite://{}", dir.path().join("hanson.db").display());
+        let db = TestDatabase::create();
+        let database_url = db.url.clone();
         let store = Store::open(&database_url).expect("open store");
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let base = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(hanson::server::run(listener, store, settings, std::future::pending()));
-        TestApp { base, database_url, client: reqwest::Client::new(), _dir: dir }
+        TestApp { base, database_url, client: reqwest::Client::new(), _db: db }
     }
 
     /// Runs the real `hanson` binary against this test's database and parses its JSON.

@@ -1,6 +1,11 @@
-//! Black-box tests of the HTTP API over real HTTP.
+//! Black-box tests of the HTTP API over real HTTP, on SQLite.
+//!
+//! `tests/api_postgres/main.rs` runs these same modules on PostgreSQL: a new test module
+//! goes in both module lists.
 
 mod helpers;
+
+const BACKEND: helpers::Backend = helpers::Backend::Sqlite;
 
 mod auth;
 mod cli;

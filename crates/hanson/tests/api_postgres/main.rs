@@ -1,0 +1,28 @@
+//! The black-box API suite of `tests/api/` again, on PostgreSQL: a fresh database per test,
+//! created through `HANSON_TEST_POSTGRES_URL` (default
+//! `postgres://postgres@127.0.0.1:5432/postgres`) and dropped after it.
+//!
+//! Keep this module list equal to the one in `tests/api/main.rs`: a new test module goes in
+//! both files (here as `#[path = "../api/<file>.rs"] mod <name>;`).
+
+#[path = "../api/helpers.rs"]
+mod helpers;
+
+const BACKEND: helpers::Backend = helpers::Backend::Postgres;
+
+#[path = "../api/auth.rs"]
+mod auth;
+#[path = "../api/cli.rs"]
+mod cli;
+#[path = "../api/errors.rs"]
+mod errors;
+#[path = "../api/markets.rs"]
+mod markets;
+#[path = "../api/money.rs"]
+mod money;
+#[path = "../api/openapi.rs"]
+mod openapi;
+#[path = "../api/previews.rs"]
+mod previews;
+#[path = "../api/users.rs"]
+mod users;
