@@ -45,6 +45,11 @@ enum Command {
     },
     /// Print the OpenAPI 3.1 document.
     Openapi,
+    /// Check every ledger and market invariant; exit 1 with a report if any fails.
+    Audit {
+        #[command(flatten)]
+        database: Database,
+    },
     /// Sign a login nonce with an EVM private key (for demos and scripts; never send real keys around).
     Sign {
         /// 0x + 64 hex digits.
@@ -128,6 +133,9 @@ enum TokenCommand {
     },
 }
 
+/// Set by `hanson audit` when an invariant fails, so the process exits 1.
+static AUDIT_FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     init_tracing();
@@ -139,6 +147,7 @@ pub fn main() -> ExitCode {
         }
     };
     match runtime.block_on(run(cli.command)) {
+        Ok(()) if AUDIT_FAILED.load(std::sync::atomic::Ordering::SeqCst) => ExitCode::FAILURE,
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
@@ -211,6 +220,24 @@ async fn run(command: Command) -> Result<()> {
                 "message": message,
                 "signature": format!("0x{}", auth::hex(&signature)),
             }));
+            Ok(())
+        }
+        Command::Audit { database } => {
+            let store = Store::open(&database.database_url)?;
+            let report = store.read(crate::store::audit::audit).await?;
+            let summary = format!(
+                "{} accounts, {} transfers, {} markets, {} positions",
+                report.accounts, report.transfers, report.markets, report.positions
+            );
+            if report.problems.is_empty() {
+                println!("audit ok: {summary}");
+            } else {
+                println!("audit FAILED: {} problem(s) in {summary}", report.problems.len());
+                for problem in &report.problems {
+                    println!("  - {problem}");
+                }
+                AUDIT_FAILED.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
             Ok(())
         }
         Command::Openapi => {

@@ -15,6 +15,13 @@ use crate::store::tenants::{self, Provider};
 /// the field) if JSON of the wrong shape.
 pub struct ApiJson<T>(pub T);
 
+/// An [`ApiJson`] body plus a fingerprint of its content (SHA-256 of the canonical JSON,
+/// keys sorted), for idempotency checks.
+pub struct HashedJson<T> {
+    pub value: T,
+    pub fingerprint: Vec<u8>,
+}
+
 fn is_json(content_type: &str) -> bool {
     let mime = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
     mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
@@ -24,22 +31,43 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
     type Rejection = Error;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let declared_json = req
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(is_json);
-        if !declared_json {
-            return Err(Error::UnsupportedMediaType);
-        }
-        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
-            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                Error::PayloadTooLarge
-            } else {
-                Error::MalformedJson(rejection.body_text())
-            }
-        })?;
+        let bytes = json_body(req, state).await?;
         parse_json(&bytes).map(ApiJson)
+    }
+}
+
+async fn json_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, Error> {
+    let declared_json = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(is_json);
+    if !declared_json {
+        return Err(Error::UnsupportedMediaType);
+    }
+    Bytes::from_request(req, state).await.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            Error::PayloadTooLarge
+        } else {
+            Error::MalformedJson(rejection.body_text())
+        }
+    })
+}
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for HashedJson<T> {
+    type Rejection = Error;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let path = req.uri().path().to_string();
+        let bytes = json_body(req, state).await?;
+        let value: T = parse_json(&bytes)?;
+        // serde_json maps keep keys sorted, so this text is canonical for equal bodies.
+        let canonical: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| Error::MalformedJson(e.to_string()))?;
+        let mut hasher = Sha256::new();
+        hasher.update(path.as_bytes());
+        hasher.update(b"\n");
+        hasher.update(canonical.to_string().as_bytes());
+        Ok(HashedJson { value, fingerprint: hasher.finalize().to_vec() })
     }
 }
 

@@ -3,11 +3,13 @@
 
 pub mod auth;
 pub mod extract;
+pub mod idempotent;
 pub mod openapi;
 pub mod problem;
 pub mod provider;
 pub mod public;
 pub mod ratelimit;
+pub mod trading;
 pub mod views;
 
 use std::net::SocketAddr;
@@ -127,6 +129,7 @@ pub fn router(state: AppState) -> Router {
         .merge(public::router())
         .merge(provider::router())
         .merge(auth::router())
+        .merge(trading::router())
         .route("/healthz", get(|| async { Json(json!({ "status": "ok" })) }))
         .route("/readyz", get(readyz))
         .route("/v1/openapi.json", get(openapi::document))

@@ -2,14 +2,15 @@
 //! only its own markets (another provider's market is 404).
 
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{json, Value as Json_};
 
-use super::extract::{ApiJson, ProviderAuth};
-use super::{views, AppState};
+use super::extract::{ApiJson, HashedJson, ProviderAuth};
+use super::{idempotent, views, AppState};
 use crate::domain::address::parse_wallet_address;
 use crate::domain::market::{wei_field, CreateMarketInput, OutcomeInput, UpdateMarketInput};
 use crate::domain::time::{format_micros, now_micros};
@@ -33,36 +34,41 @@ pub fn router() -> Router<AppState> {
 async fn create_market(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,
-    ApiJson(input): ApiJson<CreateMarketInput>,
-) -> Result<(StatusCode, Json<Json_>)> {
-    let new_market = input.validate(&provider.id)?;
-    let now = now_micros();
-    let market = app.store.write(move |c| markets::create_market(c, new_market, now)).await?;
-    let prices = market.prices()?;
-    Ok((
-        StatusCode::CREATED,
-        Json(json!({
-            "market": {
-                "id": market.id,
-                "question": market.question,
-                "description": market.description,
-                "status": market.status(now),
-                "created_at": format_micros(market.created_at),
-                "starts_at": format_micros(market.starts_at),
-                "ends_at": format_micros(market.ends_at),
-            },
-            "outcomes": market.outcomes.iter().zip(prices).map(|(o, p)| json!({
-                "id": o.id,
-                "title": o.title,
-                "description": o.description,
-                "images": o.images,
-                "outcome_index": o.index,
-                "current_price": p.to_string(),
-                "total_shares": o.total_shares.to_string(),
-            })).collect::<Vec<_>>(),
-            "message": "Market created",
-        })),
-    ))
+    headers: HeaderMap,
+    body: HashedJson<CreateMarketInput>,
+) -> Result<Response> {
+    let new_market = body.value.validate(&provider.id)?;
+    let principal = format!("provider:{}", provider.id);
+    idempotent::run(&app, &headers, principal, body.fingerprint, move |c| {
+        let now = now_micros();
+        let market = markets::create_market(c, new_market, now)?;
+        let prices = market.prices()?;
+        Ok((
+            StatusCode::CREATED,
+            json!({
+                "market": {
+                    "id": market.id,
+                    "question": market.question,
+                    "description": market.description,
+                    "status": market.status(now),
+                    "created_at": format_micros(market.created_at),
+                    "starts_at": format_micros(market.starts_at),
+                    "ends_at": format_micros(market.ends_at),
+                },
+                "outcomes": market.outcomes.iter().zip(prices).map(|(o, p)| json!({
+                    "id": o.id,
+                    "title": o.title,
+                    "description": o.description,
+                    "images": o.images,
+                    "outcome_index": o.index,
+                    "current_price": p.to_string(),
+                    "total_shares": o.total_shares.to_string(),
+                })).collect::<Vec<_>>(),
+                "message": "Market created",
+            }),
+        ))
+    })
+    .await
 }
 
 async fn update_market(
@@ -121,9 +127,9 @@ struct DepositInput {
     wallet_address: Option<String>,
 }
 
-fn recorded_response(r: Recorded) -> (StatusCode, Json<Json_>) {
+fn recorded_response(r: Recorded) -> (StatusCode, Json_) {
     let status = if r.replayed { StatusCode::OK } else { StatusCode::CREATED };
-    (status, Json(r.response))
+    (status, r.response)
 }
 
 /// Validates a deposit or withdrawal body into a store request.
@@ -168,35 +174,40 @@ fn external_transfer(provider_id: String, kind: ExternalKind, input: DepositInpu
     })
 }
 
-async fn run_external(app: &AppState, provider_id: String, kind: ExternalKind, input: DepositInput) -> Result<(StatusCode, Json<Json_>)> {
-    let request = external_transfer(provider_id, kind, input)?;
-    let now = now_micros();
-    let recorded = app.store.write(move |c| tenants::external_transfer(c, request, now)).await?;
-    Ok(recorded_response(recorded))
+async fn run_external(app: &AppState, headers: &HeaderMap, provider_id: String, kind: ExternalKind, body: HashedJson<DepositInput>) -> Result<Response> {
+    let principal = format!("provider:{provider_id}");
+    let request = external_transfer(provider_id, kind, body.value)?;
+    idempotent::run(app, headers, principal, body.fingerprint, move |c| {
+        tenants::external_transfer(c, request, now_micros()).map(recorded_response)
+    })
+    .await
 }
 
 async fn treasury_deposit(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,
-    ApiJson(input): ApiJson<DepositInput>,
-) -> Result<(StatusCode, Json<Json_>)> {
-    run_external(&app, provider.id, ExternalKind::TreasuryDeposit, input).await
+    headers: HeaderMap,
+    body: HashedJson<DepositInput>,
+) -> Result<Response> {
+    run_external(&app, &headers, provider.id, ExternalKind::TreasuryDeposit, body).await
 }
 
 async fn wallet_deposit(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,
-    ApiJson(input): ApiJson<DepositInput>,
-) -> Result<(StatusCode, Json<Json_>)> {
-    run_external(&app, provider.id, ExternalKind::WalletDeposit, input).await
+    headers: HeaderMap,
+    body: HashedJson<DepositInput>,
+) -> Result<Response> {
+    run_external(&app, &headers, provider.id, ExternalKind::WalletDeposit, body).await
 }
 
 async fn wallet_withdrawal(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,
-    ApiJson(input): ApiJson<DepositInput>,
-) -> Result<(StatusCode, Json<Json_>)> {
-    run_external(&app, provider.id, ExternalKind::WalletWithdrawal, input).await
+    headers: HeaderMap,
+    body: HashedJson<DepositInput>,
+) -> Result<Response> {
+    run_external(&app, &headers, provider.id, ExternalKind::WalletWithdrawal, body).await
 }
 
 async fn treasury(State(app): State<AppState>, ProviderAuth(provider): ProviderAuth) -> Result<Json<Json_>> {

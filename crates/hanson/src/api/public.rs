@@ -101,7 +101,7 @@ async fn bet_preview(State(app): State<AppState>, ApiJson(input): ApiJson<BetPre
     })))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone)]
 pub struct SellInput {
     pub outcome_id: Option<String>,
     pub shares_amount: Option<Json_>,

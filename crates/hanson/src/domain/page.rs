@@ -13,6 +13,18 @@ pub struct PageRequest {
     pub per_page: i64,
 }
 
+impl Default for PageRequest {
+    fn default() -> Self {
+        PageRequest { page: 1, per_page: DEFAULT_PER_PAGE }
+    }
+}
+
+impl Default for Sort {
+    fn default() -> Self {
+        Sort { field: "created_at".into(), direction: Direction::Desc }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {
     Asc,

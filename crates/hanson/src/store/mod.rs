@@ -2,12 +2,16 @@
 //! is one call that runs in one transaction on the chosen backend. The operations themselves
 //! are written once, against [`sql::Conn`], in the submodules.
 
+pub mod audit;
 pub mod auth;
+pub mod history;
+pub mod idempotency;
 pub mod ledger;
 pub mod markets;
 pub mod postgres;
 pub mod sql;
 pub mod sqlite;
+pub mod trading;
 pub mod tenants;
 
 use crate::error::{Error, Result};

@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 const MIGRATIONS: &[(i64, &str)] = &[
     (1, include_str!("../../migrations/sqlite/0001_foundation.sql")),
     (2, include_str!("../../migrations/sqlite/0002_auth.sql")),
+    (3, include_str!("../../migrations/sqlite/0003_trading.sql")),
 ];
 
 /// Most jobs one commit carries; bounds the latency a large batch adds to its first job.

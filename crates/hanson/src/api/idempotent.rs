@@ -1,0 +1,59 @@
+//! Runs a state-changing store call under the request's `Idempotency-Key`, if it has one.
+
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::Value;
+
+use super::AppState;
+use crate::domain::time::now_micros;
+use crate::error::{Error, Result};
+use crate::store::idempotency::{self, Prior};
+use crate::store::sql::Conn;
+
+static REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
+
+fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>> {
+    let Some(value) = headers.get("idempotency-key") else { return Ok(None) };
+    let key = value.to_str().ok().filter(|k| !k.is_empty() && k.len() <= 255 && k.bytes().all(|b| b.is_ascii_graphic()));
+    key.map(|k| Some(k.to_string()))
+        .ok_or_else(|| Error::invalid("Idempotency-Key", "must be 1 to 255 visible ASCII characters"))
+}
+
+enum Outcome {
+    Fresh(StatusCode, Value),
+    Replay(u16, Value),
+}
+
+/// `op` builds the whole response (status and body) inside the transaction, so the stored
+/// replay is exactly what the first request answered. `fingerprint` identifies the request.
+pub async fn run<F>(app: &AppState, headers: &HeaderMap, principal: String, fingerprint: Vec<u8>, op: F) -> Result<Response>
+where
+    F: FnOnce(&mut dyn Conn) -> Result<(StatusCode, Value)> + Clone + Send + 'static,
+{
+    let Some(key) = idempotency_key(headers)? else {
+        let (status, body) = app.store.write(op).await?;
+        return Ok((status, Json(body)).into_response());
+    };
+    let now = now_micros();
+    let outcome = app
+        .store
+        .write(move |c| match idempotency::lookup(c, &principal, &key, &fingerprint, now)? {
+            Prior::Replay { status, body } => Ok(Outcome::Replay(status, body)),
+            Prior::None => {
+                let (status, body) = op(c)?;
+                idempotency::save(c, &principal, &key, &fingerprint, status.as_u16(), &body, now)?;
+                Ok(Outcome::Fresh(status, body))
+            }
+        })
+        .await?;
+    Ok(match outcome {
+        Outcome::Fresh(status, body) => (status, Json(body)).into_response(),
+        Outcome::Replay(status, body) => {
+            let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+            let mut response = (status, Json(body)).into_response();
+            response.headers_mut().insert(REPLAYED.clone(), HeaderValue::from_static("true"));
+            response
+        }
+    })
+}

@@ -1,0 +1,334 @@
+//! Trading and settlement routes: bet, sell, claim and holdings for users (spec 4.2); trade
+//! records and price history for everyone (4.1); resolve and cancel for providers (4.3).
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use axum::routing::post;
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::extract::{ApiJson, HashedJson, ProviderAuth, UserAuth};
+use super::public::SellInput;
+use super::{idempotent, AppState};
+use crate::domain::market::wei_field;
+use crate::domain::page::SearchRequest;
+use crate::domain::time::{now_micros, parse_timestamp, Micros};
+use crate::error::{Error, Result, Validator};
+use crate::store::history::{self, HoldingsQuery, PriceQuery, TradeQuery};
+use crate::store::trading::{self, BetRequest, CancelRequest, ResolveRequest, SellRequest, Trader};
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/v1/markets/{market_id}/bet", post(place_bet))
+        .route("/v1/markets/{market_id}/sell", post(sell))
+        .route("/v1/markets/positions/{position_id}/claim", post(claim))
+        .route("/v1/markets/holdings/search", post(holdings))
+        .route("/v1/markets/positions/search", post(trade_records))
+        .route("/v1/markets/price-history/search", post(price_history))
+        .route("/v1/providers/markets/{market_id}/resolve", post(resolve))
+        .route("/v1/providers/markets/{market_id}/cancel", post(cancel))
+}
+
+/// `session_id` in the body must be the token's own session.
+fn trader(user: &UserAuth, session_id: Option<&str>, v: &mut Validator) -> Result<Trader> {
+    match session_id {
+        None | Some("") => {
+            v.push("session_id", "is required");
+        }
+        Some(s) if s != user.session_id => {
+            return Err(Error::forbidden("session_mismatch", "session_id is not the session of this access token"));
+        }
+        Some(_) => {}
+    }
+    Ok(Trader { wallet_id: user.wallet_id.clone(), session_id: user.session_id.clone(), provider_id: user.provider_id.clone() })
+}
+
+fn wallet_principal(user: &UserAuth) -> String {
+    format!("wallet:{}", user.wallet_id)
+}
+
+#[derive(Deserialize, Clone)]
+struct BetInput {
+    session_id: Option<String>,
+    outcome_id: Option<String>,
+    amount: Option<Value>,
+}
+
+async fn place_bet(
+    State(app): State<AppState>,
+    user: UserAuth,
+    Path(market_id): Path<String>,
+    headers: HeaderMap,
+    body: HashedJson<BetInput>,
+) -> Result<Response> {
+    let input = body.value;
+    let mut v = Validator::default();
+    let trader = trader(&user, input.session_id.as_deref(), &mut v)?;
+    let amount = wei_field(input.amount.as_ref(), "amount", &mut v)?;
+    if input.amount.is_none() {
+        v.push("amount", "is required");
+    }
+    let outcome_id = input.outcome_id.unwrap_or_default();
+    if outcome_id.is_empty() {
+        v.push("outcome_id", "is required");
+    }
+    v.finish()?;
+    let request = BetRequest { market_id, outcome_id, amount: amount.unwrap_or(0) };
+    idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, move |c| {
+        Ok((StatusCode::OK, trading::place_bet(c, &trader, &request, now_micros())?))
+    })
+    .await
+}
+
+#[derive(Deserialize, Clone)]
+struct SellBody {
+    session_id: Option<String>,
+    #[serde(flatten)]
+    sell: SellInput,
+}
+
+async fn sell(
+    State(app): State<AppState>,
+    user: UserAuth,
+    Path(market_id): Path<String>,
+    headers: HeaderMap,
+    body: HashedJson<SellBody>,
+) -> Result<Response> {
+    let input = body.value;
+    let mut v = Validator::default();
+    let trader = trader(&user, input.session_id.as_deref(), &mut v)?;
+    let by = input.sell.sell_by(&mut v)?;
+    let outcome_id = input.sell.outcome_id.clone().unwrap_or_default();
+    if outcome_id.is_empty() {
+        v.push("outcome_id", "is required");
+    }
+    v.finish()?;
+    let by = by.ok_or_else(|| Error::internal("validated sell form missing"))?;
+    let request = SellRequest { market_id, outcome_id, by };
+    idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, move |c| {
+        Ok((StatusCode::OK, trading::sell(c, &trader, &request, now_micros())?))
+    })
+    .await
+}
+
+#[derive(Deserialize)]
+struct ClaimInput {
+    session_id: Option<String>,
+}
+
+async fn claim(
+    State(app): State<AppState>,
+    user: UserAuth,
+    Path(position_id): Path<String>,
+    headers: HeaderMap,
+    body: HashedJson<ClaimInput>,
+) -> Result<Response> {
+    let mut v = Validator::default();
+    let trader = trader(&user, body.value.session_id.as_deref(), &mut v)?;
+    v.finish()?;
+    idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, move |c| {
+        Ok((StatusCode::OK, trading::claim(c, &trader, &position_id, now_micros())?))
+    })
+    .await
+}
+
+fn date_filter(value: Option<&str>, field: &str, v: &mut Validator) -> Option<Micros> {
+    let text = value?;
+    let parsed = parse_timestamp(text);
+    if parsed.is_none() {
+        v.push(field, "must be an RFC 3339 timestamp");
+    }
+    parsed
+}
+
+#[derive(Deserialize, Default)]
+struct HoldingsFilters {
+    market_id: Option<String>,
+    outcome_id: Option<String>,
+    status: Option<String>,
+    position_type: Option<String>,
+}
+
+const HOLDINGS_SORT: &[&str] = &["created_at", "updated_at", "current_value", "shares", "total_invested"];
+const POSITION_STATUSES: &[&str] = &["active", "closed", "won", "lost", "claimed", "refunded"];
+
+async fn holdings(State(app): State<AppState>, user: UserAuth, ApiJson(request): ApiJson<SearchRequest<HoldingsFilters>>) -> Result<Json<Value>> {
+    let mut v = Validator::default();
+    let (page, sort) = request.paging(HOLDINGS_SORT, &mut v);
+    let f = request.filters.unwrap_or_default();
+    if f.status.as_deref().is_some_and(|s| !POSITION_STATUSES.contains(&s)) {
+        v.push("filters.status", "must be one of: active, closed, won, lost, claimed, refunded");
+    }
+    if f.position_type.as_deref().is_some_and(|t| t != "long") {
+        v.push("filters.position_type", "must be long");
+    }
+    v.finish()?;
+    let query = HoldingsQuery { wallet_id: user.wallet_id, market_id: f.market_id, outcome_id: f.outcome_id, status: f.status, page, sort };
+    let page = app.store.read(move |c| history::holdings(c, &query)).await?;
+    Ok(Json(page.to_json()?))
+}
+
+#[derive(Deserialize, Default)]
+struct TradeFilters {
+    market_id: Option<String>,
+    outcome_id: Option<String>,
+    wallet_address: Option<String>,
+    transaction_type: Option<String>,
+    from_date: Option<String>,
+    to_date: Option<String>,
+}
+
+async fn trade_records(State(app): State<AppState>, ApiJson(request): ApiJson<SearchRequest<TradeFilters>>) -> Result<Json<Value>> {
+    let mut v = Validator::default();
+    let (page, sort) = request.paging(&["created_at", "amount", "shares"], &mut v);
+    let f = request.filters.unwrap_or_default();
+    if f.transaction_type.as_deref().is_some_and(|t| t != "buy" && t != "sell") {
+        v.push("filters.transaction_type", "must be buy or sell");
+    }
+    let from = date_filter(f.from_date.as_deref(), "filters.from_date", &mut v);
+    let to = date_filter(f.to_date.as_deref(), "filters.to_date", &mut v);
+    v.finish()?;
+    let query = TradeQuery {
+        market_id: f.market_id,
+        outcome_id: f.outcome_id,
+        wallet_address: f.wallet_address.map(|a| a.to_ascii_lowercase()),
+        transaction_type: f.transaction_type,
+        from,
+        to,
+        page,
+        sort,
+    };
+    let page = app.store.read(move |c| history::trades(c, &query)).await?;
+    Ok(Json(page.to_json()?))
+}
+
+#[derive(Deserialize, Default)]
+struct PriceFilters {
+    market_id: Option<String>,
+    outcome_id: Option<String>,
+    from_date: Option<String>,
+    to_date: Option<String>,
+    interval: Option<String>,
+}
+
+/// Bucket widths of the `interval` filter, in microseconds.
+fn interval_micros(interval: &str) -> Option<Micros> {
+    let seconds = match interval {
+        "1m" => 60,
+        "5m" => 300,
+        "15m" => 900,
+        "1h" => 3_600,
+        "4h" => 14_400,
+        "1d" => 86_400,
+        _ => return None,
+    };
+    Some(seconds * 1_000_000)
+}
+
+async fn price_history(State(app): State<AppState>, ApiJson(request): ApiJson<SearchRequest<PriceFilters>>) -> Result<Json<Value>> {
+    let mut v = Validator::default();
+    let (page, sort) = request.paging(&["timestamp"], &mut v);
+    let f = request.filters.unwrap_or_default();
+    if f.market_id.is_none() && f.outcome_id.is_none() {
+        v.push("filters.market_id", "market_id or outcome_id is required");
+    }
+    let interval = match f.interval.as_deref() {
+        None => None,
+        Some(i) => {
+            let width = interval_micros(i);
+            if width.is_none() {
+                v.push("filters.interval", "must be one of: 1m, 5m, 15m, 1h, 4h, 1d");
+            }
+            width
+        }
+    };
+    let from = date_filter(f.from_date.as_deref(), "filters.from_date", &mut v);
+    let to = date_filter(f.to_date.as_deref(), "filters.to_date", &mut v);
+    v.finish()?;
+    let query = PriceQuery { market_id: f.market_id, outcome_id: f.outcome_id, from, to, interval, page, direction: sort.direction };
+    let page = app.store.read(move |c| history::price_history(c, &query)).await?;
+    Ok(Json(page.to_json()?))
+}
+
+fn string_map(value: Option<Value>, field: &str, v: &mut Validator) -> Value {
+    match value {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(Value::Object(map)) if map.values().all(Value::is_string) => Value::Object(map),
+        Some(_) => {
+            v.push(field, "must be an object of string entries");
+            Value::Object(Map::new())
+        }
+    }
+}
+
+fn text(value: Option<String>, field: &str, required: bool, v: &mut Validator) -> String {
+    let value = value.unwrap_or_default();
+    if required && value.trim().is_empty() {
+        v.push(field, "is required");
+    } else if value.chars().count() > 1_000 {
+        v.push(field, "must be at most 1000 characters");
+    }
+    value
+}
+
+#[derive(Deserialize)]
+struct ResolveInput {
+    winning_outcome_id: Option<String>,
+    resolver_wallet_id: Option<String>,
+    resolution_source: Option<String>,
+    resolution_data: Option<Value>,
+}
+
+async fn resolve(
+    State(app): State<AppState>,
+    ProviderAuth(provider): ProviderAuth,
+    Path(market_id): Path<String>,
+    headers: HeaderMap,
+    body: HashedJson<ResolveInput>,
+) -> Result<Response> {
+    let input = body.value;
+    let mut v = Validator::default();
+    let winning_outcome_id = text(input.winning_outcome_id, "winning_outcome_id", true, &mut v);
+    let resolver_wallet_id = text(input.resolver_wallet_id, "resolver_wallet_id", true, &mut v);
+    let resolution_source = input.resolution_source.filter(|s| !s.is_empty());
+    let resolution_data = string_map(input.resolution_data, "resolution_data", &mut v);
+    v.finish()?;
+    let request = ResolveRequest { market_id, winning_outcome_id, resolver_wallet_id, resolution_source, resolution_data };
+    let principal = format!("provider:{}", provider.id);
+    idempotent::run(&app, &headers, principal, body.fingerprint, move |c| {
+        Ok((StatusCode::OK, trading::resolve(c, &provider.id, &request, now_micros())?))
+    })
+    .await
+}
+
+#[derive(Deserialize)]
+struct CancelInput {
+    canceller_wallet_id: Option<String>,
+    cancellation_source: Option<String>,
+    reason: Option<String>,
+    cancellation_data: Option<Value>,
+}
+
+async fn cancel(
+    State(app): State<AppState>,
+    ProviderAuth(provider): ProviderAuth,
+    Path(market_id): Path<String>,
+    headers: HeaderMap,
+    body: HashedJson<CancelInput>,
+) -> Result<Response> {
+    let input = body.value;
+    let mut v = Validator::default();
+    let canceller_wallet_id = text(input.canceller_wallet_id, "canceller_wallet_id", true, &mut v);
+    let cancellation_source = text(input.cancellation_source, "cancellation_source", false, &mut v);
+    let reason = text(input.reason, "reason", true, &mut v);
+    let cancellation_data = string_map(input.cancellation_data, "cancellation_data", &mut v);
+    v.finish()?;
+    let request = CancelRequest { market_id, canceller_wallet_id, cancellation_source, reason, cancellation_data };
+    let principal = format!("provider:{}", provider.id);
+    idempotent::run(&app, &headers, principal, body.fingerprint, move |c| {
+        Ok((StatusCode::OK, trading::cancel(c, &provider.id, &request, now_micros())?))
+    })
+    .await
+}

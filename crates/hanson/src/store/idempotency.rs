@@ -1,0 +1,54 @@
+//! `Idempotency-Key`: the response to a keyed request is stored in the same transaction as
+//! the operation, so a retry either replays it or finds nothing and runs the operation once.
+
+use serde_json::Value;
+
+use super::sql::{Conn, Param};
+use crate::domain::time::Micros;
+use crate::error::{Error, Result};
+
+/// Stored responses are honoured for 24 hours.
+pub const RETENTION_MICROS: Micros = 24 * 3600 * 1_000_000;
+
+pub enum Prior {
+    None,
+    Replay { status: u16, body: Value },
+}
+
+pub fn lookup(c: &mut dyn Conn, principal: &str, key: &str, request_hash: &[u8], now: Micros) -> Result<Prior> {
+    let row = c.query_opt(
+        "SELECT request_hash, status, response, created_at FROM idempotency_keys WHERE principal = $1 AND key = $2",
+        &[Param::Text(principal), Param::Text(key)],
+    )?;
+    let Some(row) = row else { return Ok(Prior::None) };
+    if row.int(3)? + RETENTION_MICROS <= now {
+        c.exec("DELETE FROM idempotency_keys WHERE principal = $1 AND key = $2", &[Param::Text(principal), Param::Text(key)])?;
+        return Ok(Prior::None);
+    }
+    if row.blob(0)? != request_hash {
+        return Err(Error::rule("idempotency_key_reused", "this Idempotency-Key was used with a different request"));
+    }
+    let body = serde_json::from_str(&row.text(2)?).map_err(Error::internal)?;
+    Ok(Prior::Replay { status: row.int(1)? as u16, body })
+}
+
+/// Records the response; if another request with the same key committed first, this one
+/// is refused (and its operation rolled back with it).
+pub fn save(c: &mut dyn Conn, principal: &str, key: &str, request_hash: &[u8], status: u16, body: &Value, now: Micros) -> Result<()> {
+    let inserted = c.exec(
+        "INSERT INTO idempotency_keys (principal, key, request_hash, status, response, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (principal, key) DO NOTHING",
+        &[
+            Param::Text(principal),
+            Param::Text(key),
+            Param::Blob(request_hash),
+            Param::Int(i64::from(status)),
+            Param::Text(&body.to_string()),
+            Param::Int(now),
+        ],
+    )?;
+    if inserted == 0 {
+        return Err(Error::conflict("idempotency_in_progress", "a request with this Idempotency-Key is still being processed"));
+    }
+    Ok(())
+}
