@@ -26,3 +26,6 @@ mod openapi;
 mod previews;
 #[path = "../api/users.rs"]
 mod users;
+
+// PostgreSQL only: several nodes on one database, NUMERIC on the wire, bad URLs.
+mod nodes;
