@@ -14,4 +14,5 @@ mod markets;
 mod money;
 mod openapi;
 mod previews;
+mod trading;
 mod users;

@@ -24,6 +24,8 @@ mod money;
 mod openapi;
 #[path = "../api/previews.rs"]
 mod previews;
+#[path = "../api/trading.rs"]
+mod trading;
 #[path = "../api/users.rs"]
 mod users;
 
