@@ -31,6 +31,14 @@ pub struct Position {
 pub const POSITION_COLUMNS: &str =
     "id, market_id, outcome_id, wallet_id, shares, total_invested, status, claimed_amount, created_at, updated_at";
 
+/// A nullable amount column: decimal TEXT in SQLite, NUMERIC(78,0) in PostgreSQL.
+fn opt_money(r: &Row, i: usize) -> Result<Option<u128>> {
+    match r.0.get(i) {
+        Some(super::sql::Value::Null) => Ok(None),
+        _ => r.money(i).map(Some),
+    }
+}
+
 pub fn position_from_row(r: &Row) -> Result<Position> {
     Ok(Position {
         id: r.text(0)?,
@@ -40,10 +48,7 @@ pub fn position_from_row(r: &Row) -> Result<Position> {
         shares: r.money(4)?,
         total_invested: r.money(5)?,
         status: r.text(6)?,
-        claimed_amount: match r.opt_text(7)? {
-            Some(t) => Some(t.parse().map_err(Error::internal)?),
-            None => None,
-        },
+        claimed_amount: opt_money(r, 7)?,
         created_at: r.int(8)?,
         updated_at: r.int(9)?,
     })
@@ -419,8 +424,8 @@ fn settle_market(c: &mut dyn Conn, m: &MarketRecord, status: &str, num: u128, de
          resolver_wallet_id = $6, settlement = $7, settled_at = $8, updated_at = $8 WHERE id = $9",
         &[
             Param::Text(status),
-            Param::Text(&num.to_string()),
-            Param::Text(&den.to_string()),
+            Param::Money(num),
+            Param::Money(den),
             winner.into(),
             resolution_source.into(),
             resolver.into(),
@@ -531,7 +536,7 @@ pub fn cancel(c: &mut dyn Conn, provider_id: &str, req: &CancelRequest, now: Mic
         .map_err(|e| Error::internal(format!("refund failed: {e:?}")))?;
         c.exec(
             "UPDATE positions SET status = 'refunded', claimed_amount = $1, updated_at = $2 WHERE id = $3",
-            &[Param::Text(&refund.to_string()), Param::Int(now), Param::Text(&p.id)],
+            &[Param::Money(refund), Param::Int(now), Param::Text(&p.id)],
         )?;
         total_refund += refund;
         match by_wallet.iter_mut().find(|(w, _, _)| *w == p.wallet_id) {
@@ -565,8 +570,7 @@ pub fn cancel(c: &mut dyn Conn, provider_id: &str, req: &CancelRequest, now: Mic
 /// The settlement terms of a resolved market: (numerator, denominator) per winning share.
 pub fn payout_terms(c: &mut dyn Conn, market_id: &str) -> Result<(u128, u128)> {
     let row = c.query_one("SELECT payout_num, payout_den FROM markets WHERE id = $1", &[Param::Text(market_id)])?;
-    let parse = |v: Option<String>| v.and_then(|t| t.parse::<u128>().ok()).unwrap_or(1);
-    Ok((parse(row.opt_text(0)?), parse(row.opt_text(1)?)))
+    Ok((opt_money(&row, 0)?.unwrap_or(1), opt_money(&row, 1)?.unwrap_or(1)))
 }
 
 pub fn claim(c: &mut dyn Conn, trader: &Trader, position_id: &str, now: Micros) -> Result<Value> {
@@ -605,7 +609,7 @@ pub fn claim(c: &mut dyn Conn, trader: &Trader, position_id: &str, now: Micros) 
     let balance_after = if amount == 0 { balance_before } else { balance_after };
     c.exec(
         "UPDATE positions SET status = 'claimed', claimed_amount = $1, updated_at = $2 WHERE id = $3",
-        &[Param::Text(&amount.to_string()), Param::Int(now), Param::Text(&p.id)],
+        &[Param::Money(amount), Param::Int(now), Param::Text(&p.id)],
     )?;
     Ok(json!({
         "claim_id": claim_id,
