@@ -77,7 +77,7 @@ async fn place_bet(
     v.finish()?;
     let request = BetRequest { market_id, outcome_id, amount: amount.unwrap_or(0) };
     idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, move |c| {
-        Ok((StatusCode::OK, trading::place_bet(c, &trader, &request, now_micros())?))
+        Ok((StatusCode::OK, trading::place_bet(c, &trader, &request)?))
     })
     .await
 }
@@ -108,7 +108,7 @@ async fn sell(
     let by = by.ok_or_else(|| Error::internal("validated sell form missing"))?;
     let request = SellRequest { market_id, outcome_id, by };
     idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, move |c| {
-        Ok((StatusCode::OK, trading::sell(c, &trader, &request, now_micros())?))
+        Ok((StatusCode::OK, trading::sell(c, &trader, &request)?))
     })
     .await
 }

@@ -131,7 +131,7 @@ pub fn audit(c: &mut dyn Conn) -> Result<Report> {
         if trades.len() as i64 != m.int(3)? {
             report.fail(format!("market {id}: trade_count {} but {} trade records", m.int(3)?, trades.len()));
         }
-        let terms = |i: usize| -> Option<u128> { m.opt_text(i).ok().flatten().and_then(|t| t.parse().ok()) };
+        let terms = |i: usize| -> Option<u128> { m.opt_money(i).ok().flatten() };
         match status.as_str() {
             "active" => {
                 if pool < max_shares {

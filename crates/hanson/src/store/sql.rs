@@ -98,6 +98,13 @@ impl Row {
         }
     }
 
+    pub fn opt_money(&self, i: usize) -> Result<Option<u128>> {
+        match &self.0[i] {
+            Value::Null => Ok(None),
+            _ => self.money(i).map(Some),
+        }
+    }
+
     pub fn blob(&self, i: usize) -> Result<Vec<u8>> {
         match &self.0[i] {
             Value::Blob(b) => Ok(b.clone()),

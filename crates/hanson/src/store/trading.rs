@@ -209,8 +209,11 @@ pub struct BetRequest {
     pub amount: u128,
 }
 
-pub fn place_bet(c: &mut dyn Conn, trader: &Trader, req: &BetRequest, now: Micros) -> Result<Value> {
+pub fn place_bet(c: &mut dyn Conn, trader: &Trader, req: &BetRequest) -> Result<Value> {
     let (m, index) = trading_market(c, trader, &req.market_id, &req.outcome_id)?;
+    // Read the clock under the market lock, never behind the market's last change: the
+    // order of created_at is the order trades were applied.
+    let now = crate::domain::time::now_micros().max(m.updated_at);
     let quote = quote_buy(&m, index, req.amount, now)?;
     let account = ledger::wallet_account(&trader.wallet_id, &m.token.id);
     let balance_before = ledger::balance(c, &account)?;
@@ -306,8 +309,11 @@ pub struct SellRequest {
     pub by: SellBy,
 }
 
-pub fn sell(c: &mut dyn Conn, trader: &Trader, req: &SellRequest, now: Micros) -> Result<Value> {
+pub fn sell(c: &mut dyn Conn, trader: &Trader, req: &SellRequest) -> Result<Value> {
     let (m, index) = trading_market(c, trader, &req.market_id, &req.outcome_id)?;
+    // Read the clock under the market lock, never behind the market's last change: the
+    // order of created_at is the order trades were applied.
+    let now = crate::domain::time::now_micros().max(m.updated_at);
     let outcome = &m.outcomes[index];
     let held = position_of(c, &trader.wallet_id, &outcome.id)?.filter(|p| p.status == "active");
     let held_shares = held.as_ref().map_or(0, |p| p.shares);

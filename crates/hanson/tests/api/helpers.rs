@@ -226,7 +226,11 @@ pub const CREATOR_ADDRESS: &str = "0x00000000000000000000000000000000000000c1";
 
 impl Fixture {
     pub async fn new() -> Fixture {
-        let app = TestApp::spawn().await;
+        Self::new_with(Settings::default()).await
+    }
+
+    pub async fn new_with(settings: impl Into<Settings>) -> Fixture {
+        let app = TestApp::spawn_with(settings).await;
         let provider = app.create_provider("Acme Games");
         let token_id = app.create_token("USDC");
         app.fund_treasury(&provider, &token_id, 1_000_000 * ONE_TOKEN).await;

@@ -9,6 +9,7 @@ const BACKEND: helpers::Backend = helpers::Backend::Sqlite;
 
 mod auth;
 mod cli;
+mod concurrency;
 mod errors;
 mod markets;
 mod money;

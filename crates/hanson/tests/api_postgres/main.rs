@@ -14,6 +14,8 @@ const BACKEND: helpers::Backend = helpers::Backend::Postgres;
 mod auth;
 #[path = "../api/cli.rs"]
 mod cli;
+#[path = "../api/concurrency.rs"]
+mod concurrency;
 #[path = "../api/errors.rs"]
 mod errors;
 #[path = "../api/markets.rs"]

@@ -1,0 +1,130 @@
+use std::sync::Arc;
+
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+use crate::helpers::*;
+use crate::trading::{audit, bet_on};
+
+fn wei(v: &Value) -> u128 {
+    v.as_str().unwrap().parse().unwrap()
+}
+
+/// All trade records of a market in the order they were applied.
+async fn trades_in_order(app: &TestApp, market_id: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    for page in 1.. {
+        let r = app
+            .post("/v1/markets/positions/search", None, json!({
+                "filters": { "market_id": market_id },
+                "sort": { "field": "created_at", "direction": "asc" },
+                "pagination": { "page": page, "per_page": 100 },
+            }))
+            .await;
+        let data = r.body["data"].as_array().unwrap().clone();
+        let done = data.len() < 100;
+        out.extend(data);
+        if done {
+            break;
+        }
+    }
+    out
+}
+
+/// Replays trade records through the engine from an empty market and checks every trade and
+/// the final prices reproduce exactly.
+pub fn replay(detail: &Value, trades: &[Value]) {
+    let b = wei(&detail["b"]);
+    let outcomes: Vec<&str> = detail["outcomes"].as_array().unwrap().iter().map(|o| o["id"].as_str().unwrap()).collect();
+    let units = |field: &str| hanson::domain::fees::parse_percentage(&detail[field].to_string()).unwrap();
+    let (creator, platform) = (units("creator_fee_percentage"), units("platform_fee_percentage"));
+    let mut q = vec![0u128; outcomes.len()];
+    for t in trades {
+        let i = outcomes.iter().position(|o| *o == t["outcome_id"].as_str().unwrap()).unwrap();
+        let (amount, shares) = (wei(&t["amount"]), wei(&t["shares"]));
+        match t["transaction_type"].as_str().unwrap() {
+            "buy" => {
+                let net = amount - hanson::domain::fees::split_fee(amount, creator, platform).total;
+                assert_eq!(lmsr::buy(b, &q, i, net).unwrap().shares, shares, "trade {}", t["id"]);
+                q[i] += shares;
+            }
+            _ => {
+                assert_eq!(lmsr::sell(b, &q, i, shares).unwrap().proceeds, amount, "trade {}", t["id"]);
+                q[i] -= shares;
+            }
+        }
+    }
+    let prices = lmsr::prices(b, &q).unwrap();
+    for (i, o) in detail["outcomes"].as_array().unwrap().iter().enumerate() {
+        assert_eq!(wei(&o["total_shares"]), q[i]);
+        assert_eq!(o["current_price"], prices[i].to_string());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_bets_and_sells_keep_the_books_exact() {
+    // Twenty logins from one address: lift the per-IP login limit for this test.
+    let limits = hanson::api::Limits { auth_per_ip: hanson::api::ratelimit::Rule::OFF, ..Default::default() };
+    let f = Arc::new(Fixture::new_with(limits).await);
+    let hot = f.market(3).await;
+    let others = [f.market(2).await, f.market(2).await];
+    let mut traders = Vec::new();
+    for _ in 0..20 {
+        traders.push(Arc::new(f.trader(1_000 * ONE_TOKEN).await));
+    }
+    // Everyone starts with a position, so sells have something to sell.
+    let hot_id = hot["id"].as_str().unwrap().to_string();
+    for (i, t) in traders.iter().enumerate() {
+        let r = bet_on(&f.app, &hot_id, hot["outcomes"][i % 3]["id"].as_str().unwrap(), t, 2 * ONE_TOKEN).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    }
+
+    let mut tasks = tokio::task::JoinSet::new();
+    for n in 0..240usize {
+        let (f, t) = (f.clone(), traders[n % 20].clone());
+        let (hot, others) = (hot.clone(), others.clone());
+        tasks.spawn(async move {
+            if n >= 200 {
+                // Traffic on other markets at the same time.
+                let m = &others[n % 2];
+                let r = bet_on(&f.app, m["id"].as_str().unwrap(), m["outcomes"][n % 2]["id"].as_str().unwrap(), &t, ONE_TOKEN + n as u128).await;
+                return (r.status, "other");
+            }
+            let market_id = hot["id"].as_str().unwrap();
+            let outcome = hot["outcomes"][(n / 20) % 3]["id"].as_str().unwrap();
+            if n % 3 == 2 {
+                // Sell a slice of whatever this wallet holds of its first outcome.
+                let own = hot["outcomes"][(n % 20) % 3]["id"].as_str().unwrap();
+                let r = f
+                    .app
+                    .post(&format!("/v1/markets/{market_id}/sell"), Some(&t.session.access_token), json!({
+                        "session_id": t.session.session_id, "outcome_id": own, "shares_amount": (ONE_TOKEN / 7 + n as u128).to_string(),
+                    }))
+                    .await;
+                (r.status, "sell")
+            } else {
+                let amount = ONE_TOKEN / 3 + (n as u128) * 12_345_678_901_234;
+                (bet_on(&f.app, market_id, outcome, &t, amount).await.status, "bet")
+            }
+        });
+    }
+    let mut ok = 0;
+    while let Some(result) = tasks.join_next().await {
+        let (status, kind) = result.unwrap();
+        assert_eq!(status, StatusCode::OK, "a {kind} failed");
+        ok += 1;
+    }
+    assert_eq!(ok, 240);
+
+    let detail = f.app.get(&format!("/v1/markets/{hot_id}"), None).await.body;
+    let trades = trades_in_order(&f.app, &hot_id).await;
+    assert_eq!(trades.len(), 220, "20 opening bets and 200 concurrent trades, each exactly once");
+    replay(&detail, &trades);
+    for m in &others {
+        let id = m["id"].as_str().unwrap();
+        let d = f.app.get(&format!("/v1/markets/{id}"), None).await.body;
+        replay(&d, &trades_in_order(&f.app, id).await);
+    }
+    let (passed, report) = audit(&f.app);
+    assert!(passed, "{report}");
+}
