@@ -31,6 +31,14 @@ const OPERATIONS: &[Operation] = &[
     Operation { method: "get", path: "/v1/markets/{market_id}", tag: "Public", summary: "Get market details", access: Access::Public, request: None, success: (200, "MarketDetail"), errors: &[404] },
     Operation { method: "post", path: "/v1/markets/bet-preview", tag: "Public", summary: "Preview a bet (same code as a trade; changes nothing)", access: Access::Public, request: Some("BetPreviewRequest"), success: (200, "BetPreview"), errors: &[409, 422] },
     Operation { method: "post", path: "/v1/markets/sell-preview", tag: "Public", summary: "Preview a sale by shares_amount or by target_proceeds (exactly one)", access: Access::Public, request: Some("SellPreviewRequest"), success: (200, "SellPreview"), errors: &[409, 422] },
+    Operation { method: "post", path: "/v1/markets/positions/search", tag: "Public", summary: "Search trade records (every trade, public)", access: Access::Public, request: Some("TradeSearchRequest"), success: (200, "TradePage"), errors: &[422] },
+    Operation { method: "post", path: "/v1/markets/price-history/search", tag: "Public", summary: "Search price history, raw or bucketed by interval (last price, summed volume; empty buckets omitted)", access: Access::Public, request: Some("PriceHistorySearchRequest"), success: (200, "PricePage"), errors: &[422] },
+    Operation { method: "post", path: "/v1/markets/{market_id}/bet", tag: "Trading", summary: "Place a bet: the wallet pays amount (fee + net_amount); net_amount buys shares", access: Access::User, request: Some("BetRequest"), success: (200, "Bet"), errors: &[401, 403, 404, 409, 422] },
+    Operation { method: "post", path: "/v1/markets/{market_id}/sell", tag: "Trading", summary: "Sell shares by shares_amount, or the fewest shares whose net proceeds reach target_proceeds", access: Access::User, request: Some("SellRequest"), success: (200, "Sale"), errors: &[401, 403, 404, 409, 422] },
+    Operation { method: "post", path: "/v1/markets/holdings/search", tag: "Trading", summary: "The caller's positions, valued at current prices", access: Access::User, request: Some("HoldingsSearchRequest"), success: (200, "PositionPage"), errors: &[401, 422] },
+    Operation { method: "post", path: "/v1/markets/positions/{position_id}/claim", tag: "Trading", summary: "Claim a won position: 1 wei per winning share unit", access: Access::User, request: Some("ClaimRequest"), success: (200, "Claim"), errors: &[401, 403, 404, 409, 422] },
+    Operation { method: "post", path: "/v1/providers/markets/{market_id}/resolve", tag: "Provider", summary: "Resolve: winners become claimable; the surplus returns to the treasury at once", access: Access::Provider, request: Some("ResolveRequest"), success: (200, "Resolution"), errors: &[401, 404, 409, 422] },
+    Operation { method: "post", path: "/v1/providers/markets/{market_id}/cancel", tag: "Provider", summary: "Cancel: open positions are refunded their cost basis (pro rata if the pool is short)", access: Access::Provider, request: Some("CancelRequest"), success: (200, "Cancellation"), errors: &[401, 404, 409, 422] },
     Operation { method: "get", path: "/v1/tokens", tag: "Public", summary: "List tokens", access: Access::Public, request: None, success: (200, "TokenList"), errors: &[] },
     Operation { method: "post", path: "/v1/providers/markets", tag: "Provider", summary: "Create a market; liquidity moves from the treasury into the market pool", access: Access::Provider, request: Some("CreateMarketRequest"), success: (201, "CreateMarketResponse"), errors: &[401, 422] },
     Operation { method: "put", path: "/v1/providers/markets/{market_id}", tag: "Provider", summary: "Update a market (partial: only fields present change)", access: Access::Provider, request: Some("UpdateMarketRequest"), success: (200, "UpdateMarketResponse"), errors: &[401, 404, 409, 422] },
@@ -102,7 +110,13 @@ fn operation_json(op: &Operation) -> Value {
         "operationId": format!("{}_{}", op.method, op.path.trim_start_matches('/').replace(['/', '{', '}', '-', '.'], "_")),
         "responses": responses,
     });
-    let params = path_parameters(op.path);
+    let mut params = path_parameters(op.path);
+    if op.method == "post" && op.access != Access::Public && op.request.is_some() && !op.path.ends_with("/search") {
+        params.push(json!({
+            "name": "Idempotency-Key", "in": "header", "required": false, "schema": { "type": "string", "maxLength": 255 },
+            "description": "Same key and body within 24 hours replays the stored response (header idempotent-replayed: true); another body is 422 idempotency_key_reused",
+        }));
+    }
     if !params.is_empty() {
         o["parameters"] = Value::Array(params);
     }
@@ -231,6 +245,65 @@ fn schemas() -> Value {
         "WalletTransfer": object(&["id", "wallet_id", "wallet_address", "token_id", "amount", "reference", "balance_after", "created_at"], json!({ "id": text(), "wallet_id": text(), "wallet_address": text(), "token_id": text(), "amount": wei(), "reference": text(), "balance_after": wei(), "created_at": timestamp() })),
         "Wallet": object(&["wallet_id", "wallet_address", "wallet_type", "balances"], json!({ "wallet_id": text(), "wallet_address": text(), "wallet_type": { "type": "string", "enum": ["evm", "alt"] }, "balances": { "type": "array", "items": schema_ref("Balance") } })),
         "Status": object(&["status"], json!({ "status": text() })),
+        "TradeSearchRequest": json!({ "type": "object", "properties": {
+            "filters": { "type": "object", "properties": { "market_id": text(), "outcome_id": text(), "wallet_address": text(), "transaction_type": { "type": "string", "enum": ["buy", "sell"] }, "from_date": timestamp(), "to_date": timestamp() } },
+            "pagination": schema_ref("PaginationRequest"),
+            "sort": { "type": "object", "properties": { "field": { "type": "string", "enum": ["created_at", "amount", "shares"], "default": "created_at" }, "direction": { "type": "string", "enum": ["asc", "desc"], "default": "desc" } } },
+        } }),
+        "Trade": object(&["id", "market_id", "outcome_id", "wallet_id", "wallet_address", "transaction_type", "amount", "shares", "price", "created_at"], json!({
+            "id": text(), "market_id": text(), "outcome_id": text(), "wallet_id": text(), "wallet_address": text(),
+            "transaction_type": { "type": "string", "enum": ["buy", "sell"] }, "amount": wei(), "shares": wei(), "price": decimal(),
+            "fee": wei(), "net_amount": wei(), "created_at": timestamp(),
+        })),
+        "TradePage": object(&["data", "pagination"], json!({ "data": { "type": "array", "items": schema_ref("Trade") }, "pagination": schema_ref("Pagination") })),
+        "PriceHistorySearchRequest": json!({ "type": "object", "properties": {
+            "filters": { "type": "object", "description": "market_id or outcome_id is required", "properties": { "market_id": text(), "outcome_id": text(), "from_date": timestamp(), "to_date": timestamp(), "interval": { "type": "string", "enum": ["1m", "5m", "15m", "1h", "4h", "1d"] } } },
+            "pagination": schema_ref("PaginationRequest"),
+            "sort": { "type": "object", "properties": { "field": { "const": "timestamp" }, "direction": { "type": "string", "enum": ["asc", "desc"], "default": "desc" } } },
+        } }),
+        "PricePoint": object(&["market_id", "outcome_id", "price", "volume", "timestamp"], json!({ "market_id": text(), "outcome_id": text(), "price": decimal(), "volume": wei(), "timestamp": timestamp() })),
+        "PricePage": object(&["data", "pagination"], json!({ "data": { "type": "array", "items": schema_ref("PricePoint") }, "pagination": schema_ref("Pagination") })),
+        "BetRequest": object(&["session_id", "outcome_id", "amount"], json!({ "session_id": text(), "outcome_id": text(), "amount": wei() })),
+        "Bet": object(&["bet_id", "market_id", "outcome_id", "session_id", "amount", "shares_purchased", "average_price", "transaction_fee", "net_amount", "balance_before", "balance_after", "created_at", "status"], json!({
+            "bet_id": text(), "market_id": text(), "outcome_id": text(), "session_id": text(), "amount": wei(), "shares_purchased": wei(),
+            "average_price": decimal(), "transaction_fee": wei(), "net_amount": wei(), "balance_before": wei(),
+            "balance_after": { "type": "string", "description": "balance_before - amount (the fee is part of amount)" },
+            "position_id": text(), "new_outcome_price": decimal(), "created_at": timestamp(), "status": { "const": "confirmed" },
+        })),
+        "SellRequest": object(&["session_id", "outcome_id"], json!({ "session_id": text(), "outcome_id": text(), "shares_amount": wei(), "target_proceeds": wei() })),
+        "Sale": object(&["transaction_id", "market_id", "outcome_id", "session_id", "shares_sold", "proceeds", "average_price", "transaction_fee", "net_proceeds", "balance_before", "balance_after", "created_at", "status"], json!({
+            "transaction_id": text(), "market_id": text(), "outcome_id": text(), "session_id": text(), "shares_sold": wei(), "proceeds": wei(),
+            "average_price": decimal(), "transaction_fee": wei(), "net_proceeds": wei(), "balance_before": wei(), "balance_after": wei(),
+            "position_id": text(), "new_outcome_price": decimal(), "created_at": timestamp(), "status": { "const": "confirmed" },
+        })),
+        "HoldingsSearchRequest": json!({ "type": "object", "properties": {
+            "filters": { "type": "object", "properties": { "market_id": text(), "outcome_id": text(), "status": { "type": "string", "enum": ["active", "closed", "won", "lost", "claimed", "refunded"] }, "position_type": { "const": "long" } } },
+            "pagination": schema_ref("PaginationRequest"),
+            "sort": { "type": "object", "properties": { "field": { "type": "string", "enum": ["created_at", "updated_at", "current_value", "shares", "total_invested"], "default": "created_at" }, "direction": { "type": "string", "enum": ["asc", "desc"], "default": "desc" } } },
+        } }),
+        "Position": object(&["id", "market_id", "outcome_id", "wallet_id", "shares", "average_cost", "total_invested", "current_price", "current_value", "unrealized_pnl", "status", "position_type", "is_claimable", "created_at", "updated_at"], json!({
+            "id": text(), "market_id": text(), "outcome_id": text(), "wallet_id": text(), "shares": wei(), "average_cost": decimal(), "total_invested": wei(),
+            "current_price": decimal(), "current_value": wei(), "unrealized_pnl": { "type": "string", "pattern": "^-?(0|[1-9][0-9]*)$" },
+            "status": { "type": "string", "enum": ["active", "closed", "won", "lost", "claimed", "refunded"] }, "position_type": { "const": "long" },
+            "is_claimable": { "type": "boolean" }, "claimed_amount": { "type": ["string", "null"] }, "created_at": timestamp(), "updated_at": timestamp(),
+        })),
+        "PositionPage": object(&["data", "pagination"], json!({ "data": { "type": "array", "items": schema_ref("Position") }, "pagination": schema_ref("Pagination") })),
+        "ClaimRequest": object(&["session_id"], json!({ "session_id": text() })),
+        "Claim": object(&["claim_id", "position_id", "market_id", "outcome_id", "session_id", "shares_claimed", "claimed_amount", "payout_ratio", "balance_before", "balance_after", "claimed_at", "status"], json!({
+            "claim_id": text(), "position_id": text(), "market_id": text(), "outcome_id": text(), "session_id": text(), "shares_claimed": wei(),
+            "claimed_amount": wei(), "payout_ratio": text(), "balance_before": wei(), "balance_after": wei(), "claimed_at": timestamp(), "status": { "const": "completed" },
+        })),
+        "ResolveRequest": object(&["winning_outcome_id", "resolver_wallet_id"], json!({ "winning_outcome_id": text(), "resolver_wallet_id": text(), "resolution_source": text(), "resolution_data": { "type": "object", "additionalProperties": { "type": "string" } } })),
+        "Resolution": object(&["market_id", "winning_outcome_id", "resolved_at", "total_pool", "winning_pool", "payout_ratio", "positions_updated", "resolution_source", "resolver_wallet_id", "status"], json!({
+            "market_id": text(), "winning_outcome_id": text(), "resolved_at": timestamp(), "total_pool": wei(), "winning_pool": wei(), "payout_ratio": text(),
+            "positions_updated": { "type": "integer" }, "resolution_source": nullable_text(), "resolver_wallet_id": text(), "resolution_data": { "type": "object" }, "status": { "const": "resolved" },
+        })),
+        "CancelRequest": object(&["canceller_wallet_id", "reason"], json!({ "canceller_wallet_id": text(), "cancellation_source": text(), "reason": text(), "cancellation_data": { "type": "object", "additionalProperties": { "type": "string" } } })),
+        "Cancellation": object(&["market_id", "cancelled_at", "total_refund_amount", "positions_refunded", "user_refunds", "cancellation_source", "reason", "cancellation_data", "status"], json!({
+            "market_id": text(), "cancelled_at": timestamp(), "total_refund_amount": wei(), "positions_refunded": { "type": "integer" },
+            "user_refunds": { "type": "array", "items": object(&["wallet_id", "refund_amount", "original_positions"], json!({ "wallet_id": text(), "refund_amount": wei(), "original_positions": { "type": "integer" } })) },
+            "refund_ratio": text(), "canceller_wallet_id": text(), "cancellation_source": text(), "reason": text(), "cancellation_data": { "type": "object" }, "status": { "const": "cancelled" },
+        })),
         "Message": object(&["message"], json!({ "message": text() })),
         "NonceRequest": object(&["wallet_address", "provider_id"], json!({ "wallet_address": { "type": "string", "description": "EVM address (0x + 40 hex, EIP-55 checked when mixed-case) or alt account address (0x + 16 hex)" }, "provider_id": { "type": "string", "format": "uuid" } })),
         "Nonce": object(&["nonce", "message", "expires_at"], json!({ "nonce": text(), "message": { "type": "string", "description": "The exact text to sign" }, "expires_at": timestamp() })),
@@ -274,7 +347,7 @@ pub fn build() -> Value {
             "description": "Prediction markets priced by an exact LMSR market maker. All amounts are integer wei carried as decimal strings. Every error is RFC 9457 application/problem+json with a stable `code`. Every response carries `x-request-id`.",
         },
         "servers": [{ "url": "/" }],
-        "tags": [{ "name": "Public" }, { "name": "Provider" }, { "name": "Money" }, { "name": "Auth" }, { "name": "Operations" }],
+        "tags": [{ "name": "Public" }, { "name": "Trading" }, { "name": "Provider" }, { "name": "Money" }, { "name": "Auth" }, { "name": "Operations" }],
         "paths": paths,
         "components": {
             "schemas": schemas(),

@@ -12,6 +12,14 @@ const ROUTES: &[(&str, &str)] = &[
     ("post", "/v1/markets/bet-preview"),
     ("post", "/v1/markets/sell-preview"),
     ("get", "/v1/tokens"),
+    ("post", "/v1/markets/positions/search"),
+    ("post", "/v1/markets/price-history/search"),
+    ("post", "/v1/markets/{market_id}/bet"),
+    ("post", "/v1/markets/{market_id}/sell"),
+    ("post", "/v1/markets/holdings/search"),
+    ("post", "/v1/markets/positions/{position_id}/claim"),
+    ("post", "/v1/providers/markets/{market_id}/resolve"),
+    ("post", "/v1/providers/markets/{market_id}/cancel"),
     ("post", "/v1/providers/markets"),
     ("put", "/v1/providers/markets/{market_id}"),
     ("post", "/v1/providers/markets/{market_id}/outcomes"),
@@ -74,7 +82,7 @@ async fn the_document_lists_every_route_and_every_route_answers() {
         assert!(responses.keys().any(|k| k.starts_with('2')), "{method} {path} has a success response");
         assert!(responses.contains_key("500"), "{method} {path} documents 500");
         // The route exists: it does not fall through to 404 for an unknown route or to 405.
-        let concrete = path.replace("{market_id}", &uuid()).replace("{outcome_id}", &uuid()).replace("{wallet_address}", "0x0000000000000000000000000000000000000001").replace("{key_id}", "0");
+        let concrete = path.replace("{market_id}", &uuid()).replace("{outcome_id}", &uuid()).replace("{wallet_address}", "0x0000000000000000000000000000000000000001").replace("{key_id}", "0").replace("{position_id}", &uuid());
         let method = reqwest::Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
         let res = app.client.request(method.clone(), format!("{}{}", app.base, concrete)).header("content-type", "application/json").body("{}").send().await.unwrap();
         assert_ne!(res.status(), StatusCode::METHOD_NOT_ALLOWED, "{method} {path}");
