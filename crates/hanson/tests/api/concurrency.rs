@@ -11,7 +11,7 @@ fn wei(v: &Value) -> u128 {
 }
 
 /// All trade records of a market in the order they were applied.
-async fn trades_in_order(app: &TestApp, market_id: &str) -> Vec<Value> {
+pub async fn trades_in_order(app: &TestApp, market_id: &str) -> Vec<Value> {
     let mut out = Vec::new();
     for page in 1.. {
         let r = app

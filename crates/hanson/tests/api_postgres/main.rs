@@ -32,4 +32,5 @@ mod trading;
 mod users;
 
 // PostgreSQL only: several nodes on one database, NUMERIC on the wire, bad URLs.
+mod multinode;
 mod nodes;

@@ -1,0 +1,154 @@
+//! Two `hanson serve` processes on one PostgreSQL database: trades through both land exactly
+//! once, the books balance, and a logout on one node is seen by the other at once.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+use crate::concurrency::{replay, trades_in_order};
+use crate::helpers::*;
+use crate::trading::{audit, Trader};
+use crate::users::{login_message, Session, TestWallet};
+
+/// A real `hanson serve` process, killed when dropped.
+struct Node {
+    child: Child,
+    base: String,
+}
+
+impl Node {
+    fn start(database_url: &str) -> Node {
+        let mut child = Command::new(BIN)
+            .args(["serve", "--listen", "127.0.0.1:0", "--database-url", database_url, "--auth-rate-per-ip", "0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start hanson serve");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+        let base = line.trim().strip_prefix("listening on ").expect("listening line").to_string();
+        Node { child, base }
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// nonce -> sign -> login against one node.
+async fn login_at(client: &reqwest::Client, base: &str, provider_id: &str, wallet: &TestWallet) -> Session {
+    let nonce: Value = client
+        .post(format!("{base}/v1/auth/nonce"))
+        .json(&json!({ "wallet_address": wallet.address, "provider_id": provider_id }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let nonce = nonce["nonce"].as_str().unwrap();
+    let body: Value = client
+        .post(format!("{base}/v1/auth/login"))
+        .json(&json!({ "provider_id": provider_id, "wallet_address": wallet.address, "signature": wallet.sign(&login_message(nonce)), "nonce": nonce }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    Session::from_body(&body)
+}
+
+async fn post(client: &reqwest::Client, url: String, bearer: &str, body: Value) -> (StatusCode, Value) {
+    let r = client.post(url).bearer_auth(bearer).json(&body).send().await.unwrap();
+    (r.status(), r.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_serve_processes_trade_one_market_exactly_once() {
+    let limits = hanson::api::Limits { auth_per_ip: hanson::api::ratelimit::Rule::OFF, ..Default::default() };
+    let f = Fixture::new_with(limits).await;
+    let nodes = [Node::start(&f.app.database_url), Node::start(&f.app.database_url)];
+    let hot = f.market(2).await;
+    let side = f.market(3).await;
+    let client = reqwest::Client::new();
+
+    // Wallets log in through alternating nodes.
+    let mut traders = Vec::new();
+    for i in 0..20 {
+        let wallet = TestWallet::random();
+        let wallet_id = f.app.fund_wallet(&f.provider, &f.token_id, &wallet.address, 500 * ONE_TOKEN).await;
+        let session = login_at(&client, &nodes[i % 2].base, &f.provider.id, &wallet).await;
+        traders.push(Arc::new(Trader { wallet, session, wallet_id }));
+    }
+    // Opening positions so that sells have shares.
+    for (i, t) in traders.iter().enumerate() {
+        let market = if i % 4 == 0 { &side } else { &hot };
+        let (status, body) = post(&client, format!("{}/v1/markets/{}/bet", nodes[i % 2].base, market["id"].as_str().unwrap()), &t.session.access_token,
+            json!({ "session_id": t.session.session_id, "outcome_id": market["outcomes"][0]["id"], "amount": (3 * ONE_TOKEN).to_string() })).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+
+    let mut tasks = tokio::task::JoinSet::new();
+    for n in 0..400usize {
+        let t = traders[n % 20].clone();
+        let base = nodes[n % 2].base.clone();
+        let market = if n % 4 == 0 { side.clone() } else { hot.clone() };
+        let client = client.clone();
+        tasks.spawn(async move {
+            let market_id = market["id"].as_str().unwrap();
+            let (path, body) = if n % 5 == 4 {
+                (format!("{base}/v1/markets/{market_id}/sell"), json!({
+                    "session_id": t.session.session_id, "outcome_id": market["outcomes"][0]["id"], "shares_amount": (ONE_TOKEN / 50 + n as u128).to_string(),
+                }))
+            } else {
+                (format!("{base}/v1/markets/{market_id}/bet"), json!({
+                    "session_id": t.session.session_id, "outcome_id": market["outcomes"][n % 2]["id"], "amount": (ONE_TOKEN / 4 + n as u128 * 1_000_003).to_string(),
+                }))
+            };
+            post(&client, path, &t.session.access_token, body).await
+        });
+    }
+    let mut acknowledged = Vec::new();
+    while let Some(joined) = tasks.join_next().await {
+        let (status, body) = joined.unwrap();
+        assert_eq!(status, StatusCode::OK, "{body}");
+        let id = body["bet_id"].as_str().or(body["transaction_id"].as_str()).unwrap().to_string();
+        acknowledged.push(id);
+    }
+    assert_eq!(acknowledged.len(), 400);
+
+    // Every acknowledged trade is recorded exactly once, and replaying the records reproduces
+    // each market's prices.
+    let mut recorded = Vec::new();
+    for market in [&hot, &side] {
+        let id = market["id"].as_str().unwrap();
+        let trades = trades_in_order(&f.app, id).await;
+        let detail = f.app.get(&format!("/v1/markets/{id}"), None).await.body;
+        replay(&detail, &trades);
+        recorded.extend(trades.iter().map(|t| t["id"].as_str().unwrap().to_string()));
+    }
+    assert_eq!(recorded.len(), 420, "20 opening trades and 400 concurrent ones");
+    let mut unique = recorded.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), recorded.len(), "no trade recorded twice");
+    for id in &acknowledged {
+        assert!(recorded.contains(id), "acknowledged trade {id} is missing");
+    }
+    let (passed, report) = audit(&f.app);
+    assert!(passed, "{report}");
+
+    // Logout through node A ends the session on node B at once.
+    let t = &traders[0];
+    let out = client.post(format!("{}/v1/auth/logout", nodes[0].base)).bearer_auth(&t.session.access_token).send().await.unwrap();
+    assert_eq!(out.status(), StatusCode::OK);
+    let profile = client.get(format!("{}/v1/auth/profile", nodes[1].base)).bearer_auth(&t.session.access_token).send().await.unwrap();
+    assert_eq!(profile.status(), StatusCode::UNAUTHORIZED);
+}
