@@ -31,14 +31,6 @@ pub struct Position {
 pub const POSITION_COLUMNS: &str =
     "id, market_id, outcome_id, wallet_id, shares, total_invested, status, claimed_amount, created_at, updated_at";
 
-/// A nullable amount column: decimal TEXT in SQLite, NUMERIC(78,0) in PostgreSQL.
-fn opt_money(r: &Row, i: usize) -> Result<Option<u128>> {
-    match r.0.get(i) {
-        Some(super::sql::Value::Null) => Ok(None),
-        _ => r.money(i).map(Some),
-    }
-}
-
 pub fn position_from_row(r: &Row) -> Result<Position> {
     Ok(Position {
         id: r.text(0)?,
@@ -48,7 +40,7 @@ pub fn position_from_row(r: &Row) -> Result<Position> {
         shares: r.money(4)?,
         total_invested: r.money(5)?,
         status: r.text(6)?,
-        claimed_amount: opt_money(r, 7)?,
+        claimed_amount: r.opt_money(7)?,
         created_at: r.int(8)?,
         updated_at: r.int(9)?,
     })
@@ -576,7 +568,7 @@ pub fn cancel(c: &mut dyn Conn, provider_id: &str, req: &CancelRequest, now: Mic
 /// The settlement terms of a resolved market: (numerator, denominator) per winning share.
 pub fn payout_terms(c: &mut dyn Conn, market_id: &str) -> Result<(u128, u128)> {
     let row = c.query_one("SELECT payout_num, payout_den FROM markets WHERE id = $1", &[Param::Text(market_id)])?;
-    Ok((opt_money(&row, 0)?.unwrap_or(1), opt_money(&row, 1)?.unwrap_or(1)))
+    Ok((row.opt_money(0)?.unwrap_or(1), row.opt_money(1)?.unwrap_or(1)))
 }
 
 pub fn claim(c: &mut dyn Conn, trader: &Trader, position_id: &str, now: Micros) -> Result<Value> {
