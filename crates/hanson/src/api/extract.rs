@@ -15,8 +15,9 @@ use crate::store::tenants::{self, Provider};
 /// the field) if JSON of the wrong shape.
 pub struct ApiJson<T>(pub T);
 
-/// An [`ApiJson`] body plus a fingerprint of its content (SHA-256 of the canonical JSON,
-/// keys sorted), for idempotency checks.
+/// An [`ApiJson`] body plus a fingerprint of its content (SHA-256 of the path and the
+/// canonical JSON, keys sorted) for idempotency checks; computed only when the request
+/// carries an `Idempotency-Key`.
 pub struct HashedJson<T> {
     pub value: T,
     pub fingerprint: Vec<u8>,
@@ -59,8 +60,12 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for HashedJson<T> {
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
         let path = req.uri().path().to_string();
+        let keyed = req.headers().contains_key("idempotency-key");
         let bytes = json_body(req, state).await?;
         let value: T = parse_json(&bytes)?;
+        if !keyed {
+            return Ok(HashedJson { value, fingerprint: Vec::new() });
+        }
         // serde_json maps keep keys sorted, so this text is canonical for equal bodies.
         let canonical: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| Error::MalformedJson(e.to_string()))?;
         let mut hasher = Sha256::new();
@@ -132,20 +137,21 @@ pub struct UserAuth {
     pub provider_id: String,
 }
 
+/// A verified access token (signature, algorithm, issuer, expiry), before any session check.
+fn verify_access_token(parts: &Parts, state: &AppState) -> Result<crate::auth::jwt::Claims, Error> {
+    let token = bearer(parts).ok_or(Error::Unauthenticated("an access token is required"))?;
+    if token.starts_with(crate::auth::API_KEY_PREFIX) {
+        return Err(Error::Unauthenticated("user routes take an access token, not an API key"));
+    }
+    let now_secs = crate::domain::time::now_micros() / 1_000_000;
+    state.auth.jwt.decode(token, now_secs).map_err(|_| Error::Unauthenticated("invalid or expired access token"))
+}
+
 impl FromRequestParts<AppState> for UserAuth {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        let token = bearer(parts).ok_or(Error::Unauthenticated("an access token is required"))?;
-        if token.starts_with(crate::auth::API_KEY_PREFIX) {
-            return Err(Error::Unauthenticated("user routes take an access token, not an API key"));
-        }
-        let now_secs = crate::domain::time::now_micros() / 1_000_000;
-        let claims = state
-            .auth
-            .jwt
-            .decode(token, now_secs)
-            .map_err(|_| Error::Unauthenticated("invalid or expired access token"))?;
+        let claims = verify_access_token(parts, state)?;
         let sid = claims.sid.clone();
         let session = state.store.read(move |c| crate::store::auth::session(c, &sid)).await?;
         match session {
@@ -154,5 +160,19 @@ impl FromRequestParts<AppState> for UserAuth {
             }
             _ => Err(Error::Unauthenticated("the session has ended")),
         }
+    }
+}
+
+/// A verified access token whose session the route checks itself, inside its own write
+/// transaction (trades do, saving a separate read per request).
+#[derive(Debug, Clone)]
+pub struct UserToken(pub UserAuth);
+
+impl FromRequestParts<AppState> for UserToken {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let claims = verify_access_token(parts, state)?;
+        Ok(UserToken(UserAuth { wallet_id: claims.sub, session_id: claims.sid, provider_id: claims.aud }))
     }
 }

@@ -25,25 +25,42 @@ enum Outcome {
     Replay(u16, Value),
 }
 
-/// `op` builds the whole response (status and body) inside the transaction, so the stored
-/// replay is exactly what the first request answered. `fingerprint` identifies the request.
-pub async fn run<F>(app: &AppState, headers: &HeaderMap, principal: String, fingerprint: Vec<u8>, op: F) -> Result<Response>
+/// No check beyond the extractor's: provider keys are verified before the handler runs.
+pub fn no_check(_: &mut dyn Conn) -> Result<()> {
+    Ok(())
+}
+
+/// `authorize` runs first in the transaction (a replay is served only to a caller still
+/// allowed to make the request); `op` builds the whole response (status and body) inside
+/// the transaction, so the stored replay is exactly what the first request answered.
+/// `fingerprint` identifies the request.
+pub async fn run<A, F>(app: &AppState, headers: &HeaderMap, principal: String, fingerprint: Vec<u8>, authorize: A, op: F) -> Result<Response>
 where
+    A: FnOnce(&mut dyn Conn) -> Result<()> + Clone + Send + 'static,
     F: FnOnce(&mut dyn Conn) -> Result<(StatusCode, Value)> + Clone + Send + 'static,
 {
     let Some(key) = idempotency_key(headers)? else {
-        let (status, body) = app.store.write(op).await?;
+        let (status, body) = app
+            .store
+            .write(move |c| {
+                authorize(c)?;
+                op(c)
+            })
+            .await?;
         return Ok((status, Json(body)).into_response());
     };
     let now = now_micros();
     let outcome = app
         .store
-        .write(move |c| match idempotency::lookup(c, &principal, &key, &fingerprint, now)? {
+        .write(move |c| {
+            authorize(c)?;
+            match idempotency::lookup(c, &principal, &key, &fingerprint, now)? {
             Prior::Replay { status, body } => Ok(Outcome::Replay(status, body)),
             Prior::None => {
                 let (status, body) = op(c)?;
                 idempotency::save(c, &principal, &key, &fingerprint, status.as_u16(), &body, now)?;
                 Ok(Outcome::Fresh(status, body))
+            }
             }
         })
         .await?;

@@ -9,7 +9,7 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::extract::{ApiJson, HashedJson, ProviderAuth, UserAuth};
+use super::extract::{ApiJson, HashedJson, ProviderAuth, UserAuth, UserToken};
 use super::public::SellInput;
 use super::{idempotent, AppState};
 use crate::domain::market::wei_field;
@@ -58,7 +58,7 @@ struct BetInput {
 
 async fn place_bet(
     State(app): State<AppState>,
-    user: UserAuth,
+    UserToken(user): UserToken,
     Path(market_id): Path<String>,
     headers: HeaderMap,
     body: HashedJson<BetInput>,
@@ -76,7 +76,8 @@ async fn place_bet(
     }
     v.finish()?;
     let request = BetRequest { market_id, outcome_id, amount: amount.unwrap_or(0) };
-    idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, move |c| {
+    let session = trader.clone();
+    idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, move |c| trading::live_session(c, &session).map(drop), move |c| {
         Ok((StatusCode::OK, trading::place_bet(c, &trader, &request)?))
     })
     .await
@@ -91,7 +92,7 @@ struct SellBody {
 
 async fn sell(
     State(app): State<AppState>,
-    user: UserAuth,
+    UserToken(user): UserToken,
     Path(market_id): Path<String>,
     headers: HeaderMap,
     body: HashedJson<SellBody>,
@@ -107,7 +108,8 @@ async fn sell(
     v.finish()?;
     let by = by.ok_or_else(|| Error::internal("validated sell form missing"))?;
     let request = SellRequest { market_id, outcome_id, by };
-    idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, move |c| {
+    let session = trader.clone();
+    idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, move |c| trading::live_session(c, &session).map(drop), move |c| {
         Ok((StatusCode::OK, trading::sell(c, &trader, &request)?))
     })
     .await
@@ -120,7 +122,7 @@ struct ClaimInput {
 
 async fn claim(
     State(app): State<AppState>,
-    user: UserAuth,
+    UserToken(user): UserToken,
     Path(position_id): Path<String>,
     headers: HeaderMap,
     body: HashedJson<ClaimInput>,
@@ -128,7 +130,8 @@ async fn claim(
     let mut v = Validator::default();
     let trader = trader(&user, body.value.session_id.as_deref(), &mut v)?;
     v.finish()?;
-    idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, move |c| {
+    let session = trader.clone();
+    idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, move |c| trading::live_session(c, &session).map(drop), move |c| {
         Ok((StatusCode::OK, trading::claim(c, &trader, &position_id, now_micros())?))
     })
     .await
@@ -297,7 +300,7 @@ async fn resolve(
     v.finish()?;
     let request = ResolveRequest { market_id, winning_outcome_id, resolver_wallet_id, resolution_source, resolution_data };
     let principal = format!("provider:{}", provider.id);
-    idempotent::run(&app, &headers, principal, body.fingerprint, move |c| {
+    idempotent::run(&app, &headers, principal, body.fingerprint, idempotent::no_check, move |c| {
         Ok((StatusCode::OK, trading::resolve(c, &provider.id, &request, now_micros())?))
     })
     .await
@@ -327,7 +330,7 @@ async fn cancel(
     v.finish()?;
     let request = CancelRequest { market_id, canceller_wallet_id, cancellation_source, reason, cancellation_data };
     let principal = format!("provider:{}", provider.id);
-    idempotent::run(&app, &headers, principal, body.fingerprint, move |c| {
+    idempotent::run(&app, &headers, principal, body.fingerprint, idempotent::no_check, move |c| {
         Ok((StatusCode::OK, trading::cancel(c, &provider.id, &request, now_micros())?))
     })
     .await

@@ -7,7 +7,6 @@ use serde_json::{json, Value};
 use super::ledger::{self, Account, Kind, Transfer};
 use super::markets::{self, MarketRecord};
 use super::sql::{Conn, Param, Row};
-use super::tenants;
 use crate::domain::money::Wei;
 use crate::domain::num::{mul_div, ratio_decimal, Rounding};
 use crate::domain::time::{format_micros, Micros};
@@ -190,8 +189,18 @@ fn pay_fees(c: &mut dyn Conn, m: &MarketRecord, from: &str, from_kind: Kind, fro
     Ok(())
 }
 
-fn wallet_address(c: &mut dyn Conn, wallet_id: &str) -> Result<String> {
-    Ok(tenants::wallet_by_id(c, wallet_id)?.ok_or(Error::Unauthenticated("the wallet no longer exists"))?.wallet_address)
+/// The live-session check of a trade, in the trade's own transaction: the token's session
+/// must exist, be unrevoked and belong to the token's wallet and provider. Returns the
+/// wallet's address.
+pub fn live_session(c: &mut dyn Conn, trader: &Trader) -> Result<String> {
+    let row = c.query_opt(
+        "SELECT s.wallet_id, s.provider_id, s.revoked_at, w.address FROM sessions s JOIN wallets w ON w.id = s.wallet_id WHERE s.id = $1",
+        &[Param::Text(&trader.session_id)],
+    )?;
+    match row {
+        Some(r) if r.opt_int(2)?.is_none() && r.text(0)? == trader.wallet_id && r.text(1)? == trader.provider_id => r.text(3),
+        _ => Err(Error::Unauthenticated("the session has ended")),
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -202,6 +211,7 @@ pub struct BetRequest {
 }
 
 pub fn place_bet(c: &mut dyn Conn, trader: &Trader, req: &BetRequest) -> Result<Value> {
+    let address = live_session(c, trader)?;
     let (m, index) = trading_market(c, trader, &req.market_id, &req.outcome_id)?;
     // Read the clock under the market lock, never behind the market's last change: the
     // order of created_at is the order trades were applied.
@@ -255,7 +265,6 @@ pub fn place_bet(c: &mut dyn Conn, trader: &Trader, req: &BetRequest) -> Result<
     position.0.updated_at = now;
     save_position(c, &position.0, position.1)?;
 
-    let address = wallet_address(c, &trader.wallet_id)?;
     record_trade(
         c,
         TradeWrite {
@@ -302,6 +311,7 @@ pub struct SellRequest {
 }
 
 pub fn sell(c: &mut dyn Conn, trader: &Trader, req: &SellRequest) -> Result<Value> {
+    let address = live_session(c, trader)?;
     let (m, index) = trading_market(c, trader, &req.market_id, &req.outcome_id)?;
     // Read the clock under the market lock, never behind the market's last change: the
     // order of created_at is the order trades were applied.
@@ -344,7 +354,6 @@ pub fn sell(c: &mut dyn Conn, trader: &Trader, req: &SellRequest) -> Result<Valu
     position.updated_at = now;
     save_position(c, &position, false)?;
 
-    let address = wallet_address(c, &trader.wallet_id)?;
     record_trade(
         c,
         TradeWrite {
@@ -572,6 +581,7 @@ pub fn payout_terms(c: &mut dyn Conn, market_id: &str) -> Result<(u128, u128)> {
 }
 
 pub fn claim(c: &mut dyn Conn, trader: &Trader, position_id: &str, now: Micros) -> Result<Value> {
+    live_session(c, trader)?;
     let sql = format!("SELECT {POSITION_COLUMNS} FROM positions WHERE id = $1{}", c.lock_clause());
     let p = c
         .query_opt(&sql, &[Param::Text(position_id)])?
