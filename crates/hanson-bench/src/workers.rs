@@ -1,7 +1,6 @@
 //! The clients of each scenario. Each owns one keep-alive HTTP connection (its own
 //! `reqwest::Client`) and issues one request at a time.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -89,8 +88,8 @@ pub struct Trader {
     markets: Arc<Vec<Market>>,
     wallets: Vec<Session>,
     next_wallet: usize,
-    /// (wallet, market, outcome) -> shares held.
-    holdings: HashMap<(usize, usize, usize), u128>,
+    /// Per wallet: ((market, outcome), shares held) for every position with shares.
+    holdings: Vec<Vec<((usize, usize), u128)>>,
     rng: Rng,
     sell_share: f64,
 }
@@ -101,13 +100,14 @@ impl Trader {
             .iter()
             .map(|m| (format!("{base}/v1/markets/{}/bet", m.id), format!("{base}/v1/markets/{}/sell", m.id)))
             .collect();
+        let holdings = vec![Vec::new(); wallets.len()];
         Trader {
             http: client(),
             urls: Arc::new(urls),
             markets,
             wallets,
             next_wallet: 0,
-            holdings: HashMap::new(),
+            holdings,
             rng: Rng::new(),
             sell_share,
         }
@@ -116,23 +116,38 @@ impl Trader {
     pub async fn step(mut self) -> (Self, Sample) {
         let w = self.next_wallet % self.wallets.len();
         self.next_wallet += 1;
-        let m = self.rng.below(self.markets.len() as u64) as usize;
-        let n_outcomes = self.markets[m].outcomes.len();
-        if self.rng.unit() < self.sell_share {
-            let first = self.rng.below(n_outcomes as u64) as usize;
-            let held = (0..n_outcomes)
-                .map(|k| (first + k) % n_outcomes)
-                .find_map(|o| self.holdings.get(&(w, m, o)).filter(|s| **s > 0).map(|s| (o, *s)));
-            if let Some((o, shares)) = held {
-                let sell = if shares >= 2 { shares / 2 } else { shares };
-                let sample = self.sell(w, m, o, sell).await;
-                return (self, sample);
-            }
+        if self.rng.unit() < self.sell_share && !self.holdings[w].is_empty() {
+            // Sell half of one of this wallet's positions (any market it holds shares in).
+            let i = self.rng.below(self.holdings[w].len() as u64) as usize;
+            let ((m, o), shares) = self.holdings[w][i];
+            let sell = if shares >= 2 { shares / 2 } else { shares };
+            let sample = self.sell(w, m, o, sell).await;
+            return (self, sample);
         }
-        let o = self.rng.below(n_outcomes as u64) as usize;
+        let m = self.rng.below(self.markets.len() as u64) as usize;
+        let o = self.rng.below(self.markets[m].outcomes.len() as u64) as usize;
         let amount = u128::from(self.rng.range(ONE_TOKEN as u64 / 10, 5 * ONE_TOKEN as u64));
         let sample = self.bet(w, m, o, amount).await;
         (self, sample)
+    }
+
+    fn add_shares(&mut self, w: usize, key: (usize, usize), shares: u128) {
+        let held = &mut self.holdings[w];
+        match held.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, s)) => *s += shares,
+            None if shares > 0 => held.push((key, shares)),
+            None => {}
+        }
+    }
+
+    fn remove_shares(&mut self, w: usize, key: (usize, usize), shares: u128) {
+        let held = &mut self.holdings[w];
+        if let Some(i) = held.iter().position(|(k, _)| *k == key) {
+            held[i].1 = held[i].1.saturating_sub(shares);
+            if held[i].1 == 0 {
+                held.swap_remove(i);
+            }
+        }
     }
 
     async fn bet(&mut self, w: usize, m: usize, o: usize, amount: u128) -> Sample {
@@ -141,7 +156,7 @@ impl Trader {
         match exchange_vec(post_json(&self.http, &self.urls[m].0, Some(&s.access_token), &body)).await {
             Ok(bytes) => match shares_field(&bytes, "shares_purchased") {
                 Some(shares) => {
-                    *self.holdings.entry((w, m, o)).or_default() += shares;
+                    self.add_shares(w, (m, o), shares);
                     Sample::ok("bet")
                 }
                 None => Sample::err("bet", "200 without shares_purchased".into()),
@@ -156,8 +171,7 @@ impl Trader {
         match exchange_vec(post_json(&self.http, &self.urls[m].1, Some(&s.access_token), &body)).await {
             Ok(bytes) => match shares_field(&bytes, "shares_sold") {
                 Some(sold) => {
-                    let held = self.holdings.entry((w, m, o)).or_default();
-                    *held = held.saturating_sub(sold);
+                    self.remove_shares(w, (m, o), sold);
                     Sample::ok("sell")
                 }
                 None => Sample::err("sell", "200 without shares_sold".into()),
