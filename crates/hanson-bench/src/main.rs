@@ -126,6 +126,18 @@ fn round(x: f64, digits: i32) -> Value {
     json!((x * f).round() / f)
 }
 
+/// Rounded to `digits` significant digits (ratios span several orders of magnitude).
+fn round_sig(x: f64, digits: i32) -> Value {
+    if !x.is_finite() {
+        return Value::Null;
+    }
+    if x == 0.0 {
+        return json!(0.0);
+    }
+    let magnitude = x.abs().log10().floor() as i32;
+    round(x, (digits - 1 - magnitude).max(0))
+}
+
 /// One JSON object with its keys in this order.
 fn ordered_json(fields: Vec<(&str, Value)>) -> String {
     let body: Vec<String> = fields.into_iter().map(|(k, v)| format!("{}:{}", Value::from(k), v)).collect();
@@ -155,7 +167,7 @@ fn scenario_json(r: &ScenarioResult) -> String {
         ("errors", json!(r.main.error_count())),
         ("errors_by_code", Value::Object(errors)),
         ("healthz_per_s", round(healthz, 1)),
-        ("ratio", round(rate / healthz, 4)),
+        ("ratio", round_sig(rate / healthz, 3)),
     ]);
     if r.is_trade() {
         fields.push(("sells_per_s", round(r.main.ok_of("sell") as f64 / r.main.seconds, 1)));
@@ -214,7 +226,7 @@ fn print_summary(r: &ScenarioResult) {
         }
     }
     println!(
-        "healthz: {:.1} requests/s (p50 {:.2} ms, p99 {:.2} ms, {} errors) -> ratio {:.4}",
+        "healthz: {:.1} requests/s (p50 {:.2} ms, p99 {:.2} ms, {} errors) -> ratio {:.3e}",
         healthz,
         h.p50,
         h.p99,
