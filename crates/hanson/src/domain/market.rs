@@ -107,7 +107,7 @@ impl OutcomeInput {
             }
         };
         Some(NewOutcome {
-            id: uuid::Uuid::new_v4().to_string(),
+            id: crate::domain::ids::new_id(),
             index: index?,
             title: self.title?.trim().to_string(),
             description: self.description.unwrap_or_default(),
@@ -265,7 +265,7 @@ impl CreateMarketInput {
         v.finish()?;
         outcomes.sort_by_key(|o| o.index);
         Ok(NewMarket {
-            id: uuid::Uuid::new_v4().to_string(),
+            id: crate::domain::ids::new_id(),
             provider_id: provider_id.to_string(),
             game_id: self.game_id,
             question: self.question.unwrap_or_default().trim().to_string(),

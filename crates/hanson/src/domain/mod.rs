@@ -2,6 +2,7 @@
 
 pub mod address;
 pub mod fees;
+pub mod ids;
 pub mod market;
 pub mod money;
 pub mod num;

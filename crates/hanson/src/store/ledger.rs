@@ -40,6 +40,7 @@ impl Kind {
 }
 
 /// An account named by its id, created with a zero balance on first use.
+#[derive(Clone)]
 pub struct Account<'a> {
     pub id: &'a str,
     pub kind: Kind,
@@ -104,38 +105,59 @@ pub struct Transfer<'a> {
     pub at: i64,
 }
 
-/// Applies one transfer. Returns (from balance after, to balance after); an absent side is 0.
-/// A zero amount records nothing.
-pub fn transfer(c: &mut dyn Conn, t: Transfer<'_>) -> Result<(u128, u128), TransferError> {
-    let from_after = match &t.from {
-        Some(from) => {
-            let before = ensure_account(c, from, t.token_id)?;
-            let after = before
-                .checked_sub(t.amount)
-                .ok_or(TransferError::Insufficient { balance: before })?;
-            if t.amount > 0 {
-                set_balance(c, from.id, after)?;
+/// Balances of the accounts a batch of transfers touched: (before, after) per account id.
+#[derive(Debug, Default)]
+pub struct Touched(Vec<(String, u128, u128)>);
+
+impl Touched {
+    pub fn before(&self, account_id: &str) -> u128 {
+        self.0.iter().find(|(id, _, _)| id == account_id).map_or(0, |t| t.1)
+    }
+
+    pub fn after(&self, account_id: &str) -> u128 {
+        self.0.iter().find(|(id, _, _)| id == account_id).map_or(0, |t| t.2)
+    }
+}
+
+/// Applies transfers in order, as if one after another (each debit must be covered by the
+/// account's running balance), but reads and writes each account once and records all
+/// transfer rows in one statement. Zero amounts record nothing.
+pub fn apply(c: &mut dyn Conn, transfers: &[Transfer<'_>]) -> Result<Touched, TransferError> {
+    let mut touched = Touched::default();
+    for t in transfers {
+        for side in [&t.from, &t.to].into_iter().flatten() {
+            if !touched.0.iter().any(|(id, _, _)| id == side.id) {
+                let balance = ensure_account(c, side, t.token_id)?;
+                touched.0.push((side.id.to_string(), balance, balance));
             }
-            after
         }
-        None => 0,
-    };
-    let to_after = match &t.to {
-        Some(to) => {
-            let before = ensure_account(c, to, t.token_id)?;
-            let after = before.checked_add(t.amount).ok_or(TransferError::Overflow)?;
-            if t.amount > 0 {
-                set_balance(c, to.id, after)?;
+        if let Some(from) = &t.from {
+            let entry = touched.0.iter_mut().find(|(id, _, _)| id == from.id).expect("touched above");
+            entry.2 = entry.2.checked_sub(t.amount).ok_or(TransferError::Insufficient { balance: entry.2 })?;
+        }
+        if let Some(to) = &t.to {
+            let entry = touched.0.iter_mut().find(|(id, _, _)| id == to.id).expect("touched above");
+            entry.2 = entry.2.checked_add(t.amount).ok_or(TransferError::Overflow)?;
+        }
+    }
+    for (id, before, after) in &touched.0 {
+        if before != after {
+            set_balance(c, id, *after)?;
+        }
+    }
+    let recorded: Vec<&Transfer<'_>> = transfers.iter().filter(|t| t.amount > 0).collect();
+    if !recorded.is_empty() {
+        let mut sql = String::from(
+            "INSERT INTO transfers (kind, from_account, to_account, token_id, amount, reference_id, created_at) VALUES ",
+        );
+        let mut params: Vec<Param<'_>> = Vec::with_capacity(recorded.len() * 7);
+        for (i, t) in recorded.iter().enumerate() {
+            let n = i * 7;
+            if i > 0 {
+                sql.push_str(", ");
             }
-            after
-        }
-        None => 0,
-    };
-    if t.amount > 0 {
-        c.exec(
-            "INSERT INTO transfers (kind, from_account, to_account, token_id, amount, reference_id, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            &[
+            sql.push_str(&format!("(${}, ${}, ${}, ${}, ${}, ${}, ${})", n + 1, n + 2, n + 3, n + 4, n + 5, n + 6, n + 7));
+            params.extend([
                 Param::Text(t.kind),
                 t.from.as_ref().map(|a| a.id).into(),
                 t.to.as_ref().map(|a| a.id).into(),
@@ -143,10 +165,18 @@ pub fn transfer(c: &mut dyn Conn, t: Transfer<'_>) -> Result<(u128, u128), Trans
                 Param::Money(t.amount),
                 t.reference_id.into(),
                 Param::Int(t.at),
-            ],
-        )?;
+            ]);
+        }
+        c.exec(&sql, &params)?;
     }
-    Ok((from_after, to_after))
+    Ok(touched)
+}
+
+/// Applies one transfer. Returns (from balance after, to balance after); an absent side is 0.
+pub fn transfer(c: &mut dyn Conn, t: Transfer<'_>) -> Result<(u128, u128), TransferError> {
+    let (from, to) = (t.from.as_ref().map(|a| a.id.to_string()), t.to.as_ref().map(|a| a.id.to_string()));
+    let touched = apply(c, std::slice::from_ref(&t))?;
+    Ok((from.map_or(0, |id| touched.after(&id)), to.map_or(0, |id| touched.after(&id))))
 }
 
 /// Maps a transfer failure where the paying side is a client's account.

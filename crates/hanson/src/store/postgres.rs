@@ -35,6 +35,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (1, include_str!("../../migrations/postgres/0001_foundation.sql")),
     (2, include_str!("../../migrations/postgres/0002_auth.sql")),
     (3, include_str!("../../migrations/postgres/0003_trading.sql")),
+    (4, include_str!("../../migrations/postgres/0004_lean_indexes.sql")),
 ];
 
 /// Key of the advisory lock that serializes migrations of nodes starting at the same time.

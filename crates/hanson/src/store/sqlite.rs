@@ -19,6 +19,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (1, include_str!("../../migrations/sqlite/0001_foundation.sql")),
     (2, include_str!("../../migrations/sqlite/0002_auth.sql")),
     (3, include_str!("../../migrations/sqlite/0003_trading.sql")),
+    (4, include_str!("../../migrations/sqlite/0004_lean_indexes.sql")),
 ];
 
 /// Most jobs one commit carries; bounds the latency a large batch adds to its first job.
@@ -108,14 +109,26 @@ impl SqliteBackend {
             .ok_or_else(|| Error::internal(format!("not a sqlite URL: {url}")))?;
         let writer = open(&path, false)?;
         migrate(&writer)?;
+        // Checkpoints run on their own connection and thread, not in the writer's commits.
+        writer.pragma_update(None, "wal_autocheckpoint", 0)?;
+        let checkpointer = open(&path, false)?;
         let (jobs, queue) = mpsc::channel::<Job>();
         std::thread::Builder::new()
             .name("sqlite-writer".into())
             .spawn(move || run_writer(writer, queue))
             .map_err(Error::internal)?;
+        let readers = Arc::new(Mutex::new(Vec::new()));
+        let alive = Arc::downgrade(&readers);
+        std::thread::Builder::new()
+            .name("sqlite-checkpoint".into())
+            .spawn({
+                let wal = PathBuf::from(format!("{}-wal", path.display()));
+                move || run_checkpoints(checkpointer, wal, alive)
+            })
+            .map_err(Error::internal)?;
         Ok(SqliteBackend {
             jobs,
-            readers: Arc::new(Mutex::new(Vec::new())),
+            readers,
             read_permits: Arc::new(tokio::sync::Semaphore::new(READERS)),
             path: Arc::new(path),
         })
@@ -215,6 +228,27 @@ fn run_writer(conn: Connection, queue: mpsc::Receiver<Job>) {
         });
         for finish in finishers.drain(..) {
             finish(committed.clone());
+        }
+    }
+}
+
+/// How often the checkpointer copies committed WAL frames into the database file.
+const CHECKPOINT_INTERVAL: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Past this size the checkpointer makes the writer start the WAL over.
+const WAL_RESTART_BYTES: u64 = 64 << 20;
+
+/// PASSIVE checkpoints never block the writer or readers. Under steady writes the WAL would
+/// never start over, though (a new frame always arrives before the copy completes), so past
+/// a size a RESTART checkpoint briefly waits for the writer and resets it. Ends when the
+/// backend is dropped.
+fn run_checkpoints(conn: Connection, wal: PathBuf, alive: std::sync::Weak<Mutex<Vec<Connection>>>) {
+    while alive.strong_count() > 0 {
+        std::thread::sleep(CHECKPOINT_INTERVAL);
+        let large = std::fs::metadata(&wal).map(|m| m.len() > WAL_RESTART_BYTES).unwrap_or(false);
+        let mode = if large { "PRAGMA wal_checkpoint(RESTART)" } else { "PRAGMA wal_checkpoint(PASSIVE)" };
+        if let Err(e) = conn.query_row(mode, [], |_| Ok(())) {
+            tracing::warn!(error = %e, "WAL checkpoint failed");
         }
     }
 }

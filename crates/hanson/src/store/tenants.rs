@@ -149,7 +149,7 @@ pub fn ensure_wallet(
     if let Some(w) = wallet_by_address(c, provider_id, address)? {
         return Ok(w);
     }
-    let id = uuid::Uuid::new_v4().to_string();
+    let id = crate::domain::ids::new_id();
     c.exec(
         "INSERT INTO wallets (id, provider_id, address, wallet_type, alt_evm_address, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
         &[
@@ -250,7 +250,7 @@ pub fn external_transfer(c: &mut dyn Conn, t: ExternalTransfer, now: Micros) -> 
     if token(c, &t.token_id)?.is_none() {
         return Err(Error::rule_on("unknown_token", "token_id", "no such token"));
     }
-    let id = uuid::Uuid::new_v4().to_string();
+    let id = crate::domain::ids::new_id();
     let response = match t.kind {
         ExternalKind::TreasuryDeposit => {
             let account = ledger::treasury_account(&t.provider_id, &t.token_id);

@@ -150,13 +150,18 @@ fn record_trade(c: &mut dyn Conn, t: TradeWrite<'_>) -> Result<()> {
             Param::Int(t.at),
         ],
     )?;
-    for (outcome, price) in t.market.outcomes.iter().zip(t.new_prices) {
+    let mut sql = String::from("INSERT INTO price_points (market_id, outcome_id, price, volume, at) VALUES ");
+    let mut params: Vec<Param<'_>> = Vec::with_capacity(t.market.outcomes.len() * 5);
+    for (i, (outcome, price)) in t.market.outcomes.iter().zip(t.new_prices).enumerate() {
         let volume = if outcome.id == o.id { t.amount } else { 0 };
-        c.exec(
-            "INSERT INTO price_points (market_id, outcome_id, price, volume, at) VALUES ($1, $2, $3, $4, $5)",
-            &[Param::Text(&t.market.id), Param::Text(&outcome.id), Param::Money(price.raw()), Param::Money(volume), Param::Int(t.at)],
-        )?;
+        let n = i * 5;
+        if i > 0 {
+            sql.push_str(", ");
+        }
+        sql.push_str(&format!("(${}, ${}, ${}, ${}, ${})", n + 1, n + 2, n + 3, n + 4, n + 5));
+        params.extend([Param::Text(&t.market.id), Param::Text(&outcome.id), Param::Money(price.raw()), Param::Money(volume), Param::Int(t.at)]);
     }
+    c.exec(&sql, &params)?;
     Ok(())
 }
 
@@ -164,29 +169,43 @@ fn wallet_side<'a>(account: &'a str, wallet_id: &'a str) -> Account<'a> {
     Account { id: account, kind: Kind::Wallet, owner_id: Some(wallet_id) }
 }
 
-/// Pays the two fee shares from `from` to the creator wallet and the platform account.
-fn pay_fees(c: &mut dyn Conn, m: &MarketRecord, from: &str, from_kind: Kind, from_owner: &str, fee: crate::domain::fees::FeeSplit, reference: &str, at: Micros) -> Result<()> {
+/// The money of one trade: `payer` moves `principal` to `payee`, and the fee shares move
+/// from `fee_payer` to the creator wallet and the platform account; all in one ledger pass.
+struct TradeMoney<'a> {
+    kind: &'a str,
+    payer: Account<'a>,
+    payee: Account<'a>,
+    principal: u128,
+    fee_payer: Account<'a>,
+    fee: crate::domain::fees::FeeSplit,
+}
+
+fn move_trade_money(c: &mut dyn Conn, m: &MarketRecord, money: TradeMoney<'_>, reference: &str, at: Micros) -> Result<ledger::Touched> {
     let creator = ledger::wallet_account(&m.creator_wallet_id, &m.token.id);
     let platform = ledger::platform_account(&m.token.id);
-    for (kind, to, to_kind, owner, amount) in [
-        ("creator_fee", creator.as_str(), Kind::Wallet, Some(m.creator_wallet_id.as_str()), fee.creator),
-        ("platform_fee", platform.as_str(), Kind::Platform, None, fee.platform),
-    ] {
-        ledger::transfer(
-            c,
-            Transfer {
-                kind,
-                from: Some(Account { id: from, kind: from_kind, owner_id: Some(from_owner) }),
-                to: Some(Account { id: to, kind: to_kind, owner_id: owner }),
-                token_id: &m.token.id,
-                amount,
-                reference_id: Some(reference),
-                at,
-            },
-        )
-        .map_err(|e| ledger::map_transfer_error(e, "insufficient_balance", "wallet"))?;
-    }
-    Ok(())
+    let token_id = &m.token.id;
+    let transfers = [
+        Transfer { kind: money.kind, from: Some(money.payer), to: Some(money.payee), token_id, amount: money.principal, reference_id: Some(reference), at },
+        Transfer {
+            kind: "creator_fee",
+            from: Some(money.fee_payer.clone()),
+            to: Some(Account { id: &creator, kind: Kind::Wallet, owner_id: Some(&m.creator_wallet_id) }),
+            token_id,
+            amount: money.fee.creator,
+            reference_id: Some(reference),
+            at,
+        },
+        Transfer {
+            kind: "platform_fee",
+            from: Some(money.fee_payer),
+            to: Some(Account { id: &platform, kind: Kind::Platform, owner_id: None }),
+            token_id,
+            amount: money.fee.platform,
+            reference_id: Some(reference),
+            at,
+        },
+    ];
+    ledger::apply(c, &transfers).map_err(|e| ledger::map_transfer_error(e, "insufficient_balance", "wallet"))
 }
 
 /// The live-session check of a trade, in the trade's own transaction: the token's session
@@ -218,34 +237,30 @@ pub fn place_bet(c: &mut dyn Conn, trader: &Trader, req: &BetRequest) -> Result<
     let now = crate::domain::time::now_micros().max(m.updated_at);
     let quote = quote_buy(&m, index, req.amount, now)?;
     let account = ledger::wallet_account(&trader.wallet_id, &m.token.id);
-    let balance_before = ledger::balance(c, &account)?;
-    if balance_before < req.amount {
-        return Err(Error::rule("insufficient_balance", format!("wallet balance {balance_before} is below the bet amount {}", req.amount)));
-    }
-    let bet_id = uuid::Uuid::new_v4().to_string();
+    let bet_id = crate::domain::ids::new_id();
     let pool = ledger::pool_account(&m.id);
-    ledger::transfer(
-        c,
-        Transfer {
-            kind: "bet",
-            from: Some(wallet_side(&account, &trader.wallet_id)),
-            to: Some(Account { id: &pool, kind: Kind::Pool, owner_id: Some(&m.id) }),
-            token_id: &m.token.id,
-            amount: quote.net_amount,
-            reference_id: Some(&bet_id),
-            at: now,
-        },
-    )
-    .map_err(|e| ledger::map_transfer_error(e, "insufficient_balance", "wallet"))?;
-    pay_fees(c, &m, &account, Kind::Wallet, &trader.wallet_id, quote.fee, &bet_id, now)?;
-    let balance_after = ledger::balance(c, &account)?;
+    let money = TradeMoney {
+        kind: "bet",
+        payer: wallet_side(&account, &trader.wallet_id),
+        payee: Account { id: &pool, kind: Kind::Pool, owner_id: Some(&m.id) },
+        principal: quote.net_amount,
+        fee_payer: wallet_side(&account, &trader.wallet_id),
+        fee: quote.fee,
+    };
+    let touched = move_trade_money(c, &m, money, &bet_id, now).map_err(|e| match e {
+        Error::Rule { code: "insufficient_balance", .. } => {
+            Error::rule("insufficient_balance", format!("wallet balance is below the bet amount {}", req.amount))
+        }
+        other => other,
+    })?;
+    let (balance_before, balance_after) = (touched.before(&account), touched.after(&account));
 
     let outcome = &m.outcomes[index];
     let mut position = match position_of(c, &trader.wallet_id, &outcome.id)? {
         Some(p) => (p, false),
         None => (
             Position {
-                id: uuid::Uuid::new_v4().to_string(),
+                id: crate::domain::ids::new_id(),
                 market_id: m.id.clone(),
                 outcome_id: outcome.id.clone(),
                 wallet_id: trader.wallet_id.clone(),
@@ -323,25 +338,19 @@ pub fn sell(c: &mut dyn Conn, trader: &Trader, req: &SellRequest) -> Result<Valu
     let mut position = held.ok_or_else(|| Error::rule("insufficient_shares", "no shares of this outcome to sell"))?;
 
     let account = ledger::wallet_account(&trader.wallet_id, &m.token.id);
-    let balance_before = ledger::balance(c, &account)?;
-    let sell_id = uuid::Uuid::new_v4().to_string();
+    let sell_id = crate::domain::ids::new_id();
     let pool = ledger::pool_account(&m.id);
-    ledger::transfer(
-        c,
-        Transfer {
-            kind: "sell",
-            from: Some(Account { id: &pool, kind: Kind::Pool, owner_id: Some(&m.id) }),
-            to: Some(wallet_side(&account, &trader.wallet_id)),
-            token_id: &m.token.id,
-            amount: quote.net_proceeds,
-            reference_id: Some(&sell_id),
-            at: now,
-        },
-    )
-    .map_err(|e| Error::internal(format!("pool cannot pay a sale: {e:?}")))?;
-    pay_fees(c, &m, &pool, Kind::Pool, &m.id, quote.fee, &sell_id, now)
-        .map_err(|e| Error::internal(format!("pool cannot pay sale fees: {e}")))?;
-    let balance_after = ledger::balance(c, &account)?;
+    let money = TradeMoney {
+        kind: "sell",
+        payer: Account { id: &pool, kind: Kind::Pool, owner_id: Some(&m.id) },
+        payee: wallet_side(&account, &trader.wallet_id),
+        principal: quote.net_proceeds,
+        fee_payer: Account { id: &pool, kind: Kind::Pool, owner_id: Some(&m.id) },
+        fee: quote.fee,
+    };
+    let touched = move_trade_money(c, &m, money, &sell_id, now)
+        .map_err(|e| Error::internal(format!("the pool cannot pay a sale: {e}")))?;
+    let (balance_before, balance_after) = (touched.before(&account), touched.after(&account));
 
     // Average-cost basis: remove the sold shares' share of the basis, rounded up so the
     // remaining basis (what a cancellation refunds) is never overstated.
@@ -600,7 +609,7 @@ pub fn claim(c: &mut dyn Conn, trader: &Trader, position_id: &str, now: Micros) 
     let account = ledger::wallet_account(&trader.wallet_id, &m.token.id);
     let balance_before = ledger::balance(c, &account)?;
     let pool = ledger::pool_account(&m.id);
-    let claim_id = uuid::Uuid::new_v4().to_string();
+    let claim_id = crate::domain::ids::new_id();
     let (_, balance_after) = ledger::transfer(
         c,
         Transfer {
