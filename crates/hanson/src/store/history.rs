@@ -190,6 +190,11 @@ pub struct PriceQuery {
     pub direction: Direction,
 }
 
+/// A price point's running volume total (written with every point since migration 5).
+fn running_total(r: &super::sql::Row, i: usize) -> Result<u128> {
+    r.opt_money(i)?.ok_or_else(|| Error::internal("price point without a running volume total"))
+}
+
 fn point_json(market_id: &str, outcome_id: &str, price: u128, volume: u128, at: Micros) -> Value {
     json!({
         "market_id": market_id,
@@ -236,18 +241,57 @@ pub fn price_history(c: &mut dyn Conn, q: &PriceQuery) -> Result<Page<Value>> {
         return Ok(Page::new(data, q.page, total));
     };
     // Buckets: the last price in each (outcome, interval) and the summed volume; empty
-    // buckets do not appear.
-    let sql = format!("SELECT market_id, outcome_id, price, volume, at FROM price_points {where_sql} ORDER BY outcome_id, at, seq");
+    // buckets do not appear. Each bucket costs two index seeks per outcome, whatever the
+    // number of points in it: its first point, and its last point, whose running volume
+    // total minus the previous bucket's gives the bucket's volume.
+    let outcomes: Vec<String> = match (&q.outcome_id, &q.market_id) {
+        (Some(outcome), _) => vec![outcome.clone()],
+        (None, Some(market)) => c
+            .query("SELECT id FROM outcomes WHERE market_id = $1 ORDER BY outcome_index", &[Param::Text(market)])?
+            .iter()
+            .map(|r| r.text(0))
+            .collect::<Result<_>>()?,
+        (None, None) => Vec::new(),
+    };
+    let (lo, hi) = (q.from.unwrap_or(Micros::MIN), q.to.unwrap_or(Micros::MAX));
+    let market_filter = q.market_id.as_deref().unwrap_or("");
     let mut buckets: Vec<(String, String, Micros, u128, u128)> = Vec::new();
-    for r in c.query(&sql, &params)? {
-        let (outcome_id, at, price, volume) = (r.text(1)?, r.int(4)?, r.money(2)?, r.money(3)?);
-        let start = at.div_euclid(width) * width;
-        match buckets.last_mut() {
-            Some(b) if b.1 == outcome_id && b.2 == start => {
-                b.3 = price;
-                b.4 = b.4.checked_add(volume).ok_or_else(|| Error::internal("volume overflow"))?;
+    for outcome in &outcomes {
+        let scope = "outcome_id = $1 AND ($2 = '' OR market_id = $2)";
+        let before = c.query_opt(
+            &format!("SELECT cum_volume FROM price_points WHERE {scope} AND at < $3 ORDER BY at DESC, seq DESC LIMIT 1"),
+            &[Param::Text(outcome), Param::Text(market_filter), Param::Int(lo)],
+        )?;
+        let mut previous_total = match before {
+            Some(r) => running_total(&r, 0)?,
+            None => 0,
+        };
+        let mut cursor = lo;
+        loop {
+            let Some(first) = c.query_opt(
+                &format!("SELECT at FROM price_points WHERE {scope} AND at >= $3 AND at <= $4 ORDER BY at, seq LIMIT 1"),
+                &[Param::Text(outcome), Param::Text(market_filter), Param::Int(cursor), Param::Int(hi)],
+            )?
+            else {
+                break;
+            };
+            let start = first.int(0)?.div_euclid(width) * width;
+            let end = start.saturating_add(width - 1).min(hi);
+            let last = c.query_one(
+                &format!(
+                    "SELECT market_id, price, cum_volume FROM price_points WHERE {scope} AND at >= $3 AND at <= $4 \
+                     ORDER BY at DESC, seq DESC LIMIT 1"
+                ),
+                &[Param::Text(outcome), Param::Text(market_filter), Param::Int(cursor), Param::Int(end)],
+            )?;
+            let total = running_total(&last, 2)?;
+            let volume = total.checked_sub(previous_total).ok_or_else(|| Error::internal("running volume total decreased"))?;
+            buckets.push((last.text(0)?, outcome.clone(), start, last.money(1)?, volume));
+            previous_total = total;
+            if end == Micros::MAX {
+                break;
             }
-            _ => buckets.push((r.text(0)?, outcome_id, start, price, volume)),
+            cursor = end + 1;
         }
     }
     buckets.sort_by(|a, b| {

@@ -150,16 +150,24 @@ fn record_trade(c: &mut dyn Conn, t: TradeWrite<'_>) -> Result<()> {
             Param::Int(t.at),
         ],
     )?;
-    let mut sql = String::from("INSERT INTO price_points (market_id, outcome_id, price, volume, at) VALUES ");
-    let mut params: Vec<Param<'_>> = Vec::with_capacity(t.market.outcomes.len() * 5);
+    let mut sql = String::from("INSERT INTO price_points (market_id, outcome_id, price, volume, cum_volume, at) VALUES ");
+    let mut params: Vec<Param<'_>> = Vec::with_capacity(t.market.outcomes.len() * 6);
     for (i, (outcome, price)) in t.market.outcomes.iter().zip(t.new_prices).enumerate() {
-        let volume = if outcome.id == o.id { t.amount } else { 0 };
-        let n = i * 5;
+        let (volume, cumulative) =
+            if outcome.id == o.id { (t.amount, checked_add(outcome.total_volume, t.amount)?) } else { (0, outcome.total_volume) };
+        let n = i * 6;
         if i > 0 {
             sql.push_str(", ");
         }
-        sql.push_str(&format!("(${}, ${}, ${}, ${}, ${})", n + 1, n + 2, n + 3, n + 4, n + 5));
-        params.extend([Param::Text(&t.market.id), Param::Text(&outcome.id), Param::Money(price.raw()), Param::Money(volume), Param::Int(t.at)]);
+        sql.push_str(&format!("(${}, ${}, ${}, ${}, ${}, ${})", n + 1, n + 2, n + 3, n + 4, n + 5, n + 6));
+        params.extend([
+            Param::Text(&t.market.id),
+            Param::Text(&outcome.id),
+            Param::Money(price.raw()),
+            Param::Money(volume),
+            Param::Money(cumulative),
+            Param::Int(t.at),
+        ]);
     }
     c.exec(&sql, &params)?;
     Ok(())

@@ -625,6 +625,39 @@ async fn trade_records_and_price_history_are_searchable() {
         let ts = b["timestamp"].as_str().unwrap();
         assert!(ts.ends_with(":00:00.000000Z"), "bucket starts on the hour: {ts}");
     }
+    // Buckets agree with the raw points aggregated here: last price and summed volume per
+    // (outcome, minute), for the whole range and for a range starting at the second point.
+    let mut raw_points = raw.body["data"].as_array().unwrap().clone();
+    raw_points.reverse();
+    for from in [None, Some(raw_points[2]["timestamp"].clone())] {
+        let mut filters = json!({ "market_id": a.market_id(), "interval": "1m" });
+        let mut points: Vec<&Value> = raw_points.iter().collect();
+        if let Some(from) = &from {
+            filters["from_date"] = from.clone();
+            points.retain(|p| p["timestamp"].as_str().unwrap() >= from.as_str().unwrap());
+        }
+        let mut expected: Vec<(String, String, String, u128)> = Vec::new();
+        for p in points {
+            let ts = p["timestamp"].as_str().unwrap();
+            let minute = format!("{}:00.000000Z", &ts[..16]);
+            let outcome = p["outcome_id"].as_str().unwrap().to_string();
+            match expected.iter_mut().find(|e| e.0 == minute && e.1 == outcome) {
+                Some(e) => {
+                    e.2 = p["price"].as_str().unwrap().to_string();
+                    e.3 += wei(&p["volume"]);
+                }
+                None => expected.push((minute, outcome, p["price"].as_str().unwrap().to_string(), wei(&p["volume"]))),
+            }
+        }
+        let got = a.f.app.post("/v1/markets/price-history/search", None, json!({ "filters": filters, "pagination": { "per_page": 100 } })).await.body;
+        let got: Vec<(String, String, String, u128)> = got["data"].as_array().unwrap().iter().map(|b| (
+            b["timestamp"].as_str().unwrap().to_string(), b["outcome_id"].as_str().unwrap().to_string(), b["price"].as_str().unwrap().to_string(), wei(&b["volume"]),
+        )).collect();
+        for e in &expected {
+            assert!(got.contains(e), "missing bucket {e:?} in {got:?}");
+        }
+        assert_eq!(got.len(), expected.len());
+    }
     assert_field_error(&a.f.app.post("/v1/markets/price-history/search", None, json!({ "filters": { "market_id": a.market_id(), "interval": "2h" } })).await, "filters.interval");
     assert_field_error(&a.f.app.post("/v1/markets/price-history/search", None, json!({})).await, "filters.market_id");
 }
