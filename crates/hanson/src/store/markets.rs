@@ -4,7 +4,7 @@
 use serde_json::Value as Json;
 
 use super::ledger::{self, Account, Kind, Transfer};
-use super::sql::{Conn, Param, Row};
+use super::sql::{Conn, Dialect, Param, Row};
 use super::tenants::{self, Token};
 use crate::domain::market::{MarketPatch, NewMarket, NewOutcome, OutcomePatch, SearchMarkets};
 use crate::domain::page::{Page, PageRequest};
@@ -400,6 +400,14 @@ pub fn search_markets(c: &mut dyn Conn, q: &SearchMarkets, now: Micros) -> Resul
     let mut clauses: Vec<String> = Vec::new();
     let mut params: Vec<Param<'_>> = Vec::new();
     let pattern = q.search_query.as_deref().map(like_pattern);
+    // SQLite's trigram index needs at least three characters; PostgreSQL's trigram indexes
+    // serve the LIKE itself.
+    let fts_phrase = match (c.dialect(), q.search_query.as_deref()) {
+        (Dialect::Sqlite, Some(query)) if query.chars().count() >= 3 => {
+            Some(format!("\"{}\"", query.to_lowercase().replace('"', "\"\"")))
+        }
+        _ => None,
+    };
     if let Some(v) = &q.provider_id {
         params.push(Param::Text(v));
         clauses.push(format!("m.provider_id = ${}", params.len()));
@@ -428,9 +436,18 @@ pub fn search_markets(c: &mut dyn Conn, q: &SearchMarkets, now: Micros) -> Resul
     if let Some(p) = &pattern {
         params.push(Param::Text(p));
         let n = params.len();
-        clauses.push(format!(
-            "(m.question_lower LIKE ${n} ESCAPE '\\' OR m.description_lower LIKE ${n} ESCAPE '\\')"
-        ));
+        clauses.push(match &fts_phrase {
+            // The trigram index finds the candidates; LIKE keeps the exact semantics.
+            Some(_) => format!(
+                "m.rowid IN (SELECT rowid FROM markets_search WHERE markets_search MATCH ${}) \
+                 AND (m.question_lower LIKE ${n} ESCAPE '\\' OR m.description_lower LIKE ${n} ESCAPE '\\')",
+                n + 1
+            ),
+            None => format!("(m.question_lower LIKE ${n} ESCAPE '\\' OR m.description_lower LIKE ${n} ESCAPE '\\')"),
+        });
+        if let Some(phrase) = &fts_phrase {
+            params.push(Param::Text(phrase));
+        }
     }
     let where_sql = if clauses.is_empty() { String::new() } else { format!("WHERE {}", clauses.join(" AND ")) };
     let total = c.query_one(&format!("SELECT count(*) FROM markets m {where_sql}"), &params)?.int(0)?;

@@ -21,6 +21,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (3, include_str!("../../migrations/sqlite/0003_trading.sql")),
     (4, include_str!("../../migrations/sqlite/0004_lean_indexes.sql")),
     (5, include_str!("../../migrations/sqlite/0005_price_volume_totals.sql")),
+    (6, include_str!("../../migrations/sqlite/0006_market_search.sql")),
 ];
 
 /// Most jobs one commit carries; bounds the latency a large batch adds to its first job.

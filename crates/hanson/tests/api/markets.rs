@@ -192,6 +192,13 @@ async fn update_market_is_partial_and_validated() {
     assert!(r.body["market"]["updated_at"].is_string());
     assert_eq!(r.body["message"], "Market updated");
     let after = f.app.get(&format!("/v1/markets/{id}"), None).await.body;
+    // The search index follows the edit.
+    let found = |q: &'static str| {
+        let app = &f.app;
+        async move { app.post("/v1/markets/search", None, json!({ "filters": { "search_query": q } })).await.body["pagination"]["total"].clone() }
+    };
+    assert_eq!(found("away team").await, 1);
+    assert_eq!(found("home team").await, 0);
     assert_eq!(after["minimum_bet"], "5000");
     assert_eq!(after["category"], "esports");
     assert_eq!(after["resolution_source"], "example.org");
