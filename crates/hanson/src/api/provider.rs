@@ -55,15 +55,7 @@ async fn create_market(
                     "starts_at": format_micros(market.starts_at),
                     "ends_at": format_micros(market.ends_at),
                 },
-                "outcomes": market.outcomes.iter().zip(prices).map(|(o, p)| json!({
-                    "id": o.id,
-                    "title": o.title,
-                    "description": o.description,
-                    "images": o.images,
-                    "outcome_index": o.index,
-                    "current_price": p.to_string(),
-                    "total_shares": o.total_shares.to_string(),
-                })).collect::<Vec<_>>(),
+                "outcomes": market.outcomes.iter().zip(prices).map(|(o, p)| views::outcome_json(o, p, false)).collect::<Vec<_>>(),
                 "message": "Market created",
             }),
         ))

@@ -8,7 +8,7 @@ use crate::domain::time::{format_micros, Micros};
 use crate::error::Result;
 use crate::store::markets::{MarketRecord, OutcomeRecord};
 
-fn outcome_json(o: &OutcomeRecord, price: lmsr::Price, detail: bool) -> Json {
+pub fn outcome_json(o: &OutcomeRecord, price: lmsr::Price, detail: bool) -> Json {
     let mut v = json!({
         "id": o.id,
         "title": o.title,
@@ -36,9 +36,14 @@ pub fn outcome(m: &MarketRecord, outcome_id: &str) -> Result<Json> {
     Ok(outcome_json(o, price, false))
 }
 
-/// Search result item.
-pub fn market_summary(m: &MarketRecord, now: Micros) -> Result<Json> {
+/// Search result item; with `detail`, outcomes also carry their volume and the token its
+/// decimals (the detail view builds on this).
+fn market_core(m: &MarketRecord, now: Micros, detail: bool) -> Result<Json> {
     let prices = m.prices()?;
+    let mut token = json!({ "id": m.token.id, "symbol": m.token.symbol, "name": m.token.name });
+    if detail {
+        token["decimals"] = json!(m.token.decimals);
+    }
     Ok(json!({
         "id": m.id,
         "question": m.question,
@@ -47,31 +52,23 @@ pub fn market_summary(m: &MarketRecord, now: Micros) -> Result<Json> {
         "status": m.status(now),
         "total_pool": Wei(m.pool),
         "total_volume": Wei(m.total_volume),
-        "outcomes": m.outcomes.iter().zip(prices).map(|(o, p)| outcome_json(o, p, false)).collect::<Vec<_>>(),
-        "token": { "id": m.token.id, "symbol": m.token.symbol, "name": m.token.name },
+        "outcomes": m.outcomes.iter().zip(prices).map(|(o, p)| outcome_json(o, p, detail)).collect::<Vec<_>>(),
+        "token": token,
         "provider": { "id": m.provider_id, "name": m.provider_name },
         "created_at": format_micros(m.created_at),
         "closes_at": format_micros(m.ends_at),
     }))
 }
 
+pub fn market_summary(m: &MarketRecord, now: Micros) -> Result<Json> {
+    market_core(m, now, false)
+}
+
 /// Market detail: every summary field plus the kept creation fields.
 pub fn market_detail(m: &MarketRecord, now: Micros) -> Result<Json> {
-    let prices = m.prices()?;
+    let mut v = market_core(m, now, true)?;
     let settled_at = m.settled_at.map(format_micros);
-    Ok(json!({
-        "id": m.id,
-        "question": m.question,
-        "description": m.description,
-        "category": m.category,
-        "status": m.status(now),
-        "total_pool": Wei(m.pool),
-        "total_volume": Wei(m.total_volume),
-        "outcomes": m.outcomes.iter().zip(prices).map(|(o, p)| outcome_json(o, p, true)).collect::<Vec<_>>(),
-        "token": { "id": m.token.id, "symbol": m.token.symbol, "name": m.token.name, "decimals": m.token.decimals },
-        "provider": { "id": m.provider_id, "name": m.provider_name },
-        "created_at": format_micros(m.created_at),
-        "closes_at": format_micros(m.ends_at),
+    let extra = json!({
         "resolution_source": m.resolution_source,
         "minimum_bet": Wei(m.min_bet),
         "game_id": m.game_id,
@@ -92,5 +89,9 @@ pub fn market_detail(m: &MarketRecord, now: Micros) -> Result<Json> {
         "winning_outcome_id": m.winning_outcome_id,
         "resolved_at": if m.stored_status == "resolved" { settled_at.clone() } else { None },
         "cancelled_at": if m.stored_status == "cancelled" { settled_at } else { None },
-    }))
+    });
+    if let (Some(target), Json::Object(fields)) = (v.as_object_mut(), extra) {
+        target.extend(fields);
+    }
+    Ok(v)
 }
