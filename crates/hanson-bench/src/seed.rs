@@ -266,7 +266,9 @@ pub async fn seed_price_points(database_url: &str, market: &Market, count: usize
     let (m, o0, o1) = (q(&market.id), q(&market.outcomes[0]), q(&market.outcomes[1]));
     let mut rows = Vec::with_capacity(ROWS_PER_INSERT);
     let mut statements = Vec::new();
-    let head = "INSERT INTO price_points (market_id, outcome_id, price, volume, at)";
+    // Each point carries its outcome's running volume total, as trades write it.
+    let head = "INSERT INTO price_points (market_id, outcome_id, price, volume, cum_volume, at)";
+    let (mut total0, mut total1) = (0u128, 0u128);
     let (mut first, mut last) = (i64::MAX, i64::MIN);
     for k in 0..instants {
         let at = from + k * step + rng.below((step / 2).max(1) as u64) as i64;
@@ -276,8 +278,10 @@ pub async fn seed_price_points(database_url: &str, market: &Market, count: usize
         let p0 = ppm as u128 * 1_000_000_000_000_000_000_000_000_000_000; // x 10^30
         let volume = u128::from(rng.range(ONE_TOKEN as u64 / 10, 5 * ONE_TOKEN as u64));
         let (v0, v1) = if rng.below(2) == 0 { (volume, 0) } else { (0, volume) };
-        rows.push(format!("({m},{o0},{},{},{at})", money(p0), money(v0)));
-        rows.push(format!("({m},{o1},{},{},{at})", money(SCALE - p0), money(v1)));
+        total0 += v0;
+        total1 += v1;
+        rows.push(format!("({m},{o0},{},{},{},{at})", money(p0), money(v0), money(total0)));
+        rows.push(format!("({m},{o1},{},{},{},{at})", money(SCALE - p0), money(v1), money(total1)));
         if rows.len() >= ROWS_PER_INSERT {
             statements.push(format!("{head} VALUES {}", rows.join(",")));
             rows.clear();

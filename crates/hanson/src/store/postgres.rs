@@ -38,6 +38,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (4, include_str!("../../migrations/postgres/0004_lean_indexes.sql")),
     (5, include_str!("../../migrations/postgres/0005_price_volume_totals.sql")),
     (6, include_str!("../../migrations/postgres/0006_market_search.sql")),
+    (7, include_str!("../../migrations/postgres/0007_market_sort_indexes.sql")),
 ];
 
 /// Key of the advisory lock that serializes migrations of nodes starting at the same time.
