@@ -31,20 +31,20 @@ pub fn no_check(_: &mut dyn Conn) -> Result<()> {
 }
 
 /// `authorize` runs first in the transaction (a replay is served only to a caller still
-/// allowed to make the request); `op` builds the whole response (status and body) inside
-/// the transaction, so the stored replay is exactly what the first request answered.
-/// `fingerprint` identifies the request.
-pub async fn run<A, F>(app: &AppState, headers: &HeaderMap, principal: String, fingerprint: Vec<u8>, authorize: A, op: F) -> Result<Response>
+/// allowed to make the request) and hands what it found to `op`; `op` builds the whole
+/// response (status and body) inside the transaction, so the stored replay is exactly
+/// what the first request answered. `fingerprint` identifies the request.
+pub async fn run<A, T, F>(app: &AppState, headers: &HeaderMap, principal: String, fingerprint: Vec<u8>, authorize: A, op: F) -> Result<Response>
 where
-    A: FnOnce(&mut dyn Conn) -> Result<()> + Clone + Send + 'static,
-    F: FnOnce(&mut dyn Conn) -> Result<(StatusCode, Value)> + Clone + Send + 'static,
+    A: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
+    F: FnOnce(&mut dyn Conn, T) -> Result<(StatusCode, Value)> + Clone + Send + 'static,
 {
     let Some(key) = idempotency_key(headers)? else {
         let (status, body) = app
             .store
             .write(move |c| {
-                authorize(c)?;
-                op(c)
+                let granted = authorize(c)?;
+                op(c, granted)
             })
             .await?;
         return Ok((status, Json(body)).into_response());
@@ -53,11 +53,11 @@ where
     let outcome = app
         .store
         .write(move |c| {
-            authorize(c)?;
+            let granted = authorize(c)?;
             match idempotency::lookup(c, &principal, &key, &fingerprint, now)? {
             Prior::Replay { status, body } => Ok(Outcome::Replay(status, body)),
             Prior::None => {
-                let (status, body) = op(c)?;
+                let (status, body) = op(c, granted)?;
                 idempotency::save(c, &principal, &key, &fingerprint, status.as_u16(), &body, now)?;
                 Ok(Outcome::Fresh(status, body))
             }

@@ -39,7 +39,7 @@ async fn create_market(
 ) -> Result<Response> {
     let new_market = body.value.validate(&provider.id)?;
     let principal = format!("provider:{}", provider.id);
-    idempotent::run(&app, &headers, principal, body.fingerprint, idempotent::no_check, move |c| {
+    idempotent::run(&app, &headers, principal, body.fingerprint, idempotent::no_check, move |c, ()| {
         let now = now_micros();
         let market = markets::create_market(c, new_market, now)?;
         let prices = market.prices()?;
@@ -169,7 +169,7 @@ fn external_transfer(provider_id: String, kind: ExternalKind, input: DepositInpu
 async fn run_external(app: &AppState, headers: &HeaderMap, provider_id: String, kind: ExternalKind, body: HashedJson<DepositInput>) -> Result<Response> {
     let principal = format!("provider:{provider_id}");
     let request = external_transfer(provider_id, kind, body.value)?;
-    idempotent::run(app, headers, principal, body.fingerprint, idempotent::no_check, move |c| {
+    idempotent::run(app, headers, principal, body.fingerprint, idempotent::no_check, move |c, ()| {
         tenants::external_transfer(c, request, now_micros()).map(recorded_response)
     })
     .await

@@ -77,8 +77,8 @@ async fn place_bet(
     v.finish()?;
     let request = BetRequest { market_id, outcome_id, amount: amount.unwrap_or(0) };
     let session = trader.clone();
-    idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, move |c| trading::live_session(c, &session).map(drop), move |c| {
-        Ok((StatusCode::OK, trading::place_bet(c, &trader, &request)?))
+    idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, move |c| trading::live_session(c, &session), move |c, address| {
+        Ok((StatusCode::OK, trading::place_bet(c, &trader, &address, &request)?))
     })
     .await
 }
@@ -109,8 +109,8 @@ async fn sell(
     let by = by.ok_or_else(|| Error::internal("validated sell form missing"))?;
     let request = SellRequest { market_id, outcome_id, by };
     let session = trader.clone();
-    idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, move |c| trading::live_session(c, &session).map(drop), move |c| {
-        Ok((StatusCode::OK, trading::sell(c, &trader, &request)?))
+    idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, move |c| trading::live_session(c, &session), move |c, address| {
+        Ok((StatusCode::OK, trading::sell(c, &trader, &address, &request)?))
     })
     .await
 }
@@ -131,7 +131,7 @@ async fn claim(
     let trader = trader(&user, body.value.session_id.as_deref(), &mut v)?;
     v.finish()?;
     let session = trader.clone();
-    idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, move |c| trading::live_session(c, &session).map(drop), move |c| {
+    idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, move |c| trading::live_session(c, &session), move |c, _address| {
         Ok((StatusCode::OK, trading::claim(c, &trader, &position_id, now_micros())?))
     })
     .await
@@ -300,7 +300,7 @@ async fn resolve(
     v.finish()?;
     let request = ResolveRequest { market_id, winning_outcome_id, resolver_wallet_id, resolution_source, resolution_data };
     let principal = format!("provider:{}", provider.id);
-    idempotent::run(&app, &headers, principal, body.fingerprint, idempotent::no_check, move |c| {
+    idempotent::run(&app, &headers, principal, body.fingerprint, idempotent::no_check, move |c, ()| {
         Ok((StatusCode::OK, trading::resolve(c, &provider.id, &request, now_micros())?))
     })
     .await
@@ -330,7 +330,7 @@ async fn cancel(
     v.finish()?;
     let request = CancelRequest { market_id, canceller_wallet_id, cancellation_source, reason, cancellation_data };
     let principal = format!("provider:{}", provider.id);
-    idempotent::run(&app, &headers, principal, body.fingerprint, idempotent::no_check, move |c| {
+    idempotent::run(&app, &headers, principal, body.fingerprint, idempotent::no_check, move |c, ()| {
         Ok((StatusCode::OK, trading::cancel(c, &provider.id, &request, now_micros())?))
     })
     .await

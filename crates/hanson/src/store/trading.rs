@@ -237,8 +237,8 @@ pub struct BetRequest {
     pub amount: u128,
 }
 
-pub fn place_bet(c: &mut dyn Conn, trader: &Trader, req: &BetRequest) -> Result<Value> {
-    let address = live_session(c, trader)?;
+/// `address` is the wallet's, as [`live_session`] returned it in this transaction.
+pub fn place_bet(c: &mut dyn Conn, trader: &Trader, address: &str, req: &BetRequest) -> Result<Value> {
     let (m, index) = trading_market(c, trader, &req.market_id, &req.outcome_id)?;
     // Read the clock under the market lock, never behind the market's last change: the
     // order of created_at is the order trades were applied.
@@ -295,7 +295,7 @@ pub fn place_bet(c: &mut dyn Conn, trader: &Trader, req: &BetRequest) -> Result<
             outcome: index,
             trade_id: &bet_id,
             trader,
-            wallet_address: &address,
+            wallet_address: address,
             kind: "buy",
             amount: req.amount,
             net_amount: quote.net_amount,
@@ -333,8 +333,8 @@ pub struct SellRequest {
     pub by: SellBy,
 }
 
-pub fn sell(c: &mut dyn Conn, trader: &Trader, req: &SellRequest) -> Result<Value> {
-    let address = live_session(c, trader)?;
+/// `address` is the wallet's, as [`live_session`] returned it in this transaction.
+pub fn sell(c: &mut dyn Conn, trader: &Trader, address: &str, req: &SellRequest) -> Result<Value> {
     let (m, index) = trading_market(c, trader, &req.market_id, &req.outcome_id)?;
     // Read the clock under the market lock, never behind the market's last change: the
     // order of created_at is the order trades were applied.
@@ -378,7 +378,7 @@ pub fn sell(c: &mut dyn Conn, trader: &Trader, req: &SellRequest) -> Result<Valu
             outcome: index,
             trade_id: &sell_id,
             trader,
-            wallet_address: &address,
+            wallet_address: address,
             kind: "sell",
             amount: quote.proceeds,
             net_amount: quote.net_proceeds,
@@ -597,8 +597,8 @@ pub fn payout_terms(c: &mut dyn Conn, market_id: &str) -> Result<(u128, u128)> {
     Ok((row.opt_money(0)?.unwrap_or(1), row.opt_money(1)?.unwrap_or(1)))
 }
 
+/// The caller has checked the session with [`live_session`] in this transaction.
 pub fn claim(c: &mut dyn Conn, trader: &Trader, position_id: &str, now: Micros) -> Result<Value> {
-    live_session(c, trader)?;
     let sql = format!("SELECT {POSITION_COLUMNS} FROM positions WHERE id = $1{}", c.lock_clause());
     let p = c
         .query_opt(&sql, &[Param::Text(position_id)])?

@@ -704,3 +704,20 @@ async fn adding_an_outcome_after_trades_is_funded_by_the_treasury() {
     let (ok, report) = audit(&a.f.app);
     assert!(ok, "{report}");
 }
+
+#[tokio::test]
+async fn a_logged_out_session_cannot_trade_or_replay() {
+    let a = Arena::new(1, 10 * ONE_TOKEN).await;
+    let t = &a.traders[0];
+    let path = format!("/v1/markets/{}/bet", a.market_id());
+    let body = json!({ "session_id": t.session.session_id, "outcome_id": a.outcome(0), "amount": ONE_TOKEN.to_string() });
+    let keyed = |body: Value| a.f.app.client.post(format!("{}{}", a.f.app.base, path)).bearer_auth(&t.session.access_token).header("Idempotency-Key", "k-1").json(&body).send();
+    assert_eq!(keyed(body.clone()).await.unwrap().status(), StatusCode::OK);
+    assert_eq!(a.f.app.post("/v1/auth/logout", Some(&t.session.access_token), json!({})).await.status, StatusCode::OK);
+    let fresh = a.bet(t, 0, ONE_TOKEN).await;
+    assert_problem(&fresh, 401, "unauthenticated");
+    let replay = keyed(body).await.unwrap();
+    assert_eq!(replay.status(), StatusCode::UNAUTHORIZED, "no replay for a revoked session");
+    let trades = a.f.app.post("/v1/markets/positions/search", None, json!({ "filters": { "market_id": a.market_id() } })).await.body;
+    assert_eq!(trades["pagination"]["total"], 1);
+}
