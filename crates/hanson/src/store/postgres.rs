@@ -10,6 +10,7 @@
 //! used twice at once) looks like; the retry then finds the row the winner committed.
 //! Reads run in one REPEATABLE READ READ ONLY snapshot.
 
+pub mod admin;
 mod numeric;
 
 use std::collections::HashMap;

@@ -43,31 +43,7 @@ enum Cleanup {
     Postgres { admin_url: String, name: String },
 }
 
-/// Runs one statement on a fresh admin connection, on a plain thread: the sync client
-/// drives its own runtime and must not be used from inside a tokio test.
-fn postgres_admin(admin_url: &str, sql: String) -> Result<(), String> {
-    let url = admin_url.to_string();
-    std::thread::spawn(move || {
-        let mut client = postgres::Client::connect(&url, postgres::NoTls).map_err(|e| e.to_string())?;
-        client.batch_execute(&sql).map_err(|e| e.to_string())
-    })
-    .join()
-    .unwrap_or_else(|_| Err("admin thread panicked".into()))
-}
-
-/// `admin_url` with its database name replaced by `name` (query string kept).
-fn with_database(admin_url: &str, name: &str) -> String {
-    let (base, query) = match admin_url.split_once('?') {
-        Some((base, query)) => (base, format!("?{query}")),
-        None => (admin_url, String::new()),
-    };
-    let authority = base.find("://").map_or(0, |i| i + 3);
-    let base = match base[authority..].find('/') {
-        Some(slash) => &base[..authority + slash],
-        None => base,
-    };
-    format!("{base}/{name}{query}")
-}
+use hanson::store::postgres::admin::{execute as postgres_admin, with_database};
 
 impl TestDatabase {
     pub fn create() -> TestDatabase {
