@@ -54,10 +54,9 @@ struct Args {
     /// Days the seeded price history spans.
     #[arg(long, default_value_t = 30)]
     history_days: i64,
-    /// Clients of the price_history scenario (each 1h-bucket request over the whole history
-    /// makes the service hold every point of the market in memory at once).
-    #[arg(long, default_value_t = 4)]
-    history_clients: usize,
+    /// Clients of the price_history scenario (default: --clients).
+    #[arg(long)]
+    history_clients: Option<usize>,
     /// Database. Without --url: sqlite://PATH uses that file as it is; postgres://... is an admin
     /// URL through which a fresh database hanson_bench_<uuid> is created per scenario and dropped
     /// afterwards. Default: a fresh temp SQLite file per scenario. With --url: the server's own
@@ -354,7 +353,7 @@ async fn run_scenario(args: &Args, name: &'static str) -> Result<ScenarioResult>
             Prepared::Search { providers: Arc::new(providers.iter().map(|p| p.id.clone()).collect()) }
         }
         "price_history" => {
-            clients = args.history_clients.max(1);
+            clients = args.history_clients.unwrap_or(args.clients).max(1);
             let p = api::create_provider(&api, &bin, &db.url, &format!("bench history {tag}"), &token_id, treasury).await?;
             let spec = MarketSpec { question: "Bench price history market?".into(), category: "finance", outcomes: 2, liquidity: 1_000 * ONE_TOKEN, max_bet: 100 * ONE_TOKEN };
             let market = api::create_market(&api, &p, &token_id, spec).await?;

@@ -296,6 +296,7 @@ pub async fn seed_price_points(database_url: &str, market: &Market, count: usize
     if !statements.is_empty() {
         apply(&store, Batch { statements, debits: Vec::new() }).await?;
     }
+    store.write(hanson::store::history::rebuild_price_candles).await?;
     analyze(&store).await?;
     Ok((first, last, started.elapsed().as_secs_f64()))
 }

@@ -178,18 +178,6 @@ pub fn trades(c: &mut dyn Conn, q: &TradeQuery) -> Result<Page<Value>> {
     Ok(Page::new(data, q.page, total))
 }
 
-#[derive(Debug, Clone)]
-pub struct PriceQuery {
-    pub market_id: Option<String>,
-    pub outcome_id: Option<String>,
-    pub from: Option<Micros>,
-    pub to: Option<Micros>,
-    /// Bucket width in microseconds; None for raw points.
-    pub interval: Option<Micros>,
-    pub page: PageRequest,
-    pub direction: Direction,
-}
-
 /// A price point's running volume total (written with every point since migration 5).
 fn running_total(r: &super::sql::Row, i: usize) -> Result<u128> {
     r.opt_money(i)?.ok_or_else(|| Error::internal("price point without a running volume total"))
@@ -205,106 +193,364 @@ fn point_json(market_id: &str, outcome_id: &str, price: u128, volume: u128, at: 
     })
 }
 
-pub fn price_history(c: &mut dyn Conn, q: &PriceQuery) -> Result<Page<Value>> {
-    let mut clauses: Vec<String> = Vec::new();
-    let mut params: Vec<Param<'_>> = Vec::new();
-    for (column, value) in [("market_id", &q.market_id), ("outcome_id", &q.outcome_id)] {
-        if let Some(v) = value {
-            params.push(Param::Text(v));
-            clauses.push(format!("{column} = ${}", params.len()));
+#[derive(Debug, Clone)]
+pub struct PriceQuery {
+    pub market_id: Option<String>,
+    pub outcome_id: Option<String>,
+    pub from: Option<Micros>,
+    pub to: Option<Micros>,
+    /// Bucket width in microseconds (a multiple of a minute); None for raw points.
+    pub interval: Option<Micros>,
+    pub page: PageRequest,
+    pub direction: Direction,
+}
+
+const MINUTE: Micros = 60_000_000;
+const HOUR: Micros = 3_600_000_000;
+/// Widths of the maintained candles; every interval is a multiple of one of them.
+const CANDLE_WIDTHS: [Micros; 2] = [MINUTE, HOUR];
+
+/// The candles an interval is built from: the widest maintained width that divides it.
+fn base_width(interval: Micros) -> Micros {
+    if interval % HOUR == 0 { HOUR } else { MINUTE }
+}
+
+fn bucket_start(at: Micros, width: Micros) -> Micros {
+    at.div_euclid(width) * width
+}
+
+/// One outcome's new price point, as a trade writes it.
+pub struct NewPricePoint<'a> {
+    pub outcome_id: &'a str,
+    pub price: u128,
+    pub volume: u128,
+    /// The outcome's running volume total before this point.
+    pub total_before: u128,
+}
+
+/// Writes a trade's price points and folds them into the candles, in the trade's transaction.
+pub fn record_prices(c: &mut dyn Conn, market_id: &str, points: &[NewPricePoint<'_>], at: Micros) -> Result<()> {
+    let totals_after =
+        points.iter().map(|p| p.total_before.checked_add(p.volume).ok_or_else(|| Error::internal("volume total overflow"))).collect::<Result<Vec<_>>>()?;
+    let mut sql = String::from("INSERT INTO price_points (market_id, outcome_id, price, volume, cum_volume, at) VALUES ");
+    let mut params: Vec<Param<'_>> = Vec::with_capacity(points.len() * 6);
+    for (i, (p, after)) in points.iter().zip(&totals_after).enumerate() {
+        let n = i * 6;
+        sql.push_str(if i > 0 { ", " } else { "" });
+        sql.push_str(&format!("(${}, ${}, ${}, ${}, ${}, ${})", n + 1, n + 2, n + 3, n + 4, n + 5, n + 6));
+        params.extend([Param::Text(market_id), Param::Text(p.outcome_id), Param::Money(p.price), Param::Money(p.volume), Param::Money(*after), Param::Int(at)]);
+    }
+    c.exec(&sql, &params)?;
+
+    // Points of one market arrive in time order (trades lock the market and never move its
+    // clock backwards), so the newest point is the candle's last.
+    let mut sql = String::from("INSERT INTO price_candles (market_id, width, start, outcome_id, price, cum_before, cum_after, points) VALUES ");
+    let mut params: Vec<Param<'_>> = Vec::with_capacity(points.len() * CANDLE_WIDTHS.len() * 7);
+    for (k, width) in CANDLE_WIDTHS.iter().enumerate() {
+        for (i, (p, after)) in points.iter().zip(&totals_after).enumerate() {
+            let n = (k * points.len() + i) * 7;
+            sql.push_str(if n > 0 { ", " } else { "" });
+            sql.push_str(&format!("(${}, ${}, ${}, ${}, ${}, ${}, ${}, 1)", n + 1, n + 2, n + 3, n + 4, n + 5, n + 6, n + 7));
+            params.extend([
+                Param::Text(market_id),
+                Param::Int(*width),
+                Param::Int(bucket_start(at, *width)),
+                Param::Text(p.outcome_id),
+                Param::Money(p.price),
+                Param::Money(p.total_before),
+                Param::Money(*after),
+            ]);
         }
     }
-    if let Some(from) = q.from {
-        params.push(Param::Int(from));
-        clauses.push(format!("at >= ${}", params.len()));
-    }
-    if let Some(to) = q.to {
-        params.push(Param::Int(to));
-        clauses.push(format!("at <= ${}", params.len()));
-    }
-    let where_sql = if clauses.is_empty() { String::new() } else { format!("WHERE {}", clauses.join(" AND ")) };
-    let dir = q.direction.as_sql();
-    let Some(width) = q.interval else {
-        let total = c.query_one(&format!("SELECT count(*) FROM price_points {where_sql}"), &params)?.int(0)?;
-        params.push(Param::Int(q.page.per_page));
-        params.push(Param::Int((q.page.page - 1) * q.page.per_page));
-        let n = params.len();
-        let sql = format!(
-            "SELECT market_id, outcome_id, price, volume, at FROM price_points {where_sql} ORDER BY at {dir}, seq {dir} LIMIT ${} OFFSET ${n}",
-            n - 1
-        );
-        let data = c
-            .query(&sql, &params)?
-            .iter()
-            .map(|r| Ok(point_json(&r.text(0)?, &r.text(1)?, r.money(2)?, r.money(3)?, r.int(4)?)))
-            .collect::<Result<Vec<_>>>()?;
-        return Ok(Page::new(data, q.page, total));
-    };
-    // Buckets: the last price in each (outcome, interval) and the summed volume; empty
-    // buckets do not appear. Each bucket costs two index seeks per outcome, whatever the
-    // number of points in it: its first point, and its last point, whose running volume
-    // total minus the previous bucket's gives the bucket's volume.
-    let outcomes: Vec<String> = match (&q.outcome_id, &q.market_id) {
-        (Some(outcome), _) => vec![outcome.clone()],
-        (None, Some(market)) => c
-            .query("SELECT id FROM outcomes WHERE market_id = $1 ORDER BY outcome_index", &[Param::Text(market)])?
-            .iter()
-            .map(|r| r.text(0))
-            .collect::<Result<_>>()?,
-        (None, None) => Vec::new(),
-    };
-    let (lo, hi) = (q.from.unwrap_or(Micros::MIN), q.to.unwrap_or(Micros::MAX));
-    let market_filter = q.market_id.as_deref().unwrap_or("");
-    let mut buckets: Vec<(String, String, Micros, u128, u128)> = Vec::new();
-    for outcome in &outcomes {
-        let scope = "outcome_id = $1 AND ($2 = '' OR market_id = $2)";
-        let before = c.query_opt(
-            &format!("SELECT cum_volume FROM price_points WHERE {scope} AND at < $3 ORDER BY at DESC, seq DESC LIMIT 1"),
-            &[Param::Text(outcome), Param::Text(market_filter), Param::Int(lo)],
-        )?;
-        let mut previous_total = match before {
-            Some(r) => running_total(&r, 0)?,
-            None => 0,
+    sql.push_str(
+        " ON CONFLICT (market_id, width, start, outcome_id) DO UPDATE \
+         SET price = excluded.price, cum_after = excluded.cum_after, points = price_candles.points + 1",
+    );
+    c.exec(&sql, &params)?;
+    Ok(())
+}
+
+/// Rebuilds every candle from the raw points (after a bulk load of price points).
+pub fn rebuild_price_candles(c: &mut dyn Conn) -> Result<()> {
+    c.exec("DELETE FROM price_candles", &[])?;
+    c.exec(include_str!("../../migrations/price_candles_backfill.sql"), &[])?;
+    Ok(())
+}
+
+/// The market a history query covers and its outcomes, ordered by id (the tie-break of
+/// buckets that share a start).
+struct Scope {
+    market_id: String,
+    outcomes: Vec<String>,
+    /// Set when the query names one outcome.
+    outcome_id: Option<String>,
+}
+
+fn scope(c: &mut dyn Conn, q: &PriceQuery) -> Result<Option<Scope>> {
+    if let Some(outcome) = &q.outcome_id {
+        let Some(row) = c.query_opt("SELECT market_id FROM outcomes WHERE id = $1", &[Param::Text(outcome)])? else {
+            return Ok(None);
         };
-        let mut cursor = lo;
-        loop {
-            let Some(first) = c.query_opt(
-                &format!("SELECT at FROM price_points WHERE {scope} AND at >= $3 AND at <= $4 ORDER BY at, seq LIMIT 1"),
-                &[Param::Text(outcome), Param::Text(market_filter), Param::Int(cursor), Param::Int(hi)],
-            )?
-            else {
-                break;
-            };
-            let start = first.int(0)?.div_euclid(width) * width;
-            let end = start.saturating_add(width - 1).min(hi);
-            let last = c.query_one(
-                &format!(
-                    "SELECT market_id, price, cum_volume FROM price_points WHERE {scope} AND at >= $3 AND at <= $4 \
-                     ORDER BY at DESC, seq DESC LIMIT 1"
-                ),
-                &[Param::Text(outcome), Param::Text(market_filter), Param::Int(cursor), Param::Int(end)],
-            )?;
-            let total = running_total(&last, 2)?;
-            let volume = total.checked_sub(previous_total).ok_or_else(|| Error::internal("running volume total decreased"))?;
-            buckets.push((last.text(0)?, outcome.clone(), start, last.money(1)?, volume));
-            previous_total = total;
-            if end == Micros::MAX {
-                break;
-            }
-            cursor = end + 1;
+        let market_id = row.text(0)?;
+        if q.market_id.as_ref().is_some_and(|m| *m != market_id) {
+            return Ok(None);
         }
+        return Ok(Some(Scope { market_id, outcomes: vec![outcome.clone()], outcome_id: Some(outcome.clone()) }));
     }
-    buckets.sort_by(|a, b| {
-        let key = a.2.cmp(&b.2).then_with(|| a.1.cmp(&b.1));
-        if q.direction == Direction::Desc { key.reverse() } else { key }
-    });
-    let total = buckets.len() as i64;
-    let start = ((q.page.page - 1) * q.page.per_page) as usize;
-    let data = buckets
+    let Some(market_id) = q.market_id.clone() else { return Ok(None) };
+    let outcomes = c
+        .query("SELECT id FROM outcomes WHERE market_id = $1 ORDER BY id", &[Param::Text(&market_id)])?
         .iter()
-        .skip(start)
-        .take(q.page.per_page as usize)
-        .map(|(m, o, at, price, volume)| point_json(m, o, *price, *volume, *at))
-        .collect();
+        .map(|r| r.text(0))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Some(Scope { market_id, outcomes, outcome_id: None }))
+}
+
+/// A time filter cut at `width` boundaries: whole buckets in `[whole.0, whole.1)` (read from
+/// candles) and up to two partial buckets at the ends (inclusive ranges, read from raw points).
+struct Split {
+    partial_lo: Option<(Micros, Micros)>,
+    whole: Option<(Micros, Micros)>,
+    partial_hi: Option<(Micros, Micros)>,
+}
+
+fn split(from: Option<Micros>, to: Option<Micros>, width: Micros) -> Split {
+    let lo = from.unwrap_or(Micros::MIN);
+    let hi = to.unwrap_or(Micros::MAX);
+    if lo > hi {
+        return Split { partial_lo: None, whole: None, partial_hi: None };
+    }
+    let whole_from = match from {
+        Some(f) if f.rem_euclid(width) != 0 => bucket_start(f, width).saturating_add(width),
+        _ => lo,
+    };
+    let whole_to = match to.and_then(|t| t.checked_add(1)) {
+        Some(end) => bucket_start(end, width),
+        None => Micros::MAX,
+    };
+    if whole_from > whole_to {
+        // Both ends fall in one bucket.
+        return Split { partial_lo: Some((lo, hi)), whole: None, partial_hi: None };
+    }
+    Split {
+        partial_lo: (lo < whole_from).then(|| (lo, whole_from - 1)),
+        whole: (whole_from < whole_to).then_some((whole_from, whole_to)),
+        partial_hi: (to.is_some() && whole_to <= hi).then_some((whole_to, hi)),
+    }
+}
+
+/// Where clause over the candles of a scope: `$1` market, `$2` width, `$3..$4` start range,
+/// `$5` outcome when the scope names one.
+fn candle_scope(scope: &Scope) -> &'static str {
+    match scope.outcome_id {
+        Some(_) => "market_id = $1 AND width = $2 AND start >= $3 AND start < $4 AND outcome_id = $5",
+        None => "market_id = $1 AND width = $2 AND start >= $3 AND start < $4",
+    }
+}
+
+fn candle_params<'a>(scope: &'a Scope, width: Micros, range: (Micros, Micros)) -> Vec<Param<'a>> {
+    let mut params = vec![Param::Text(&scope.market_id), Param::Int(width), Param::Int(range.0), Param::Int(range.1)];
+    if let Some(outcome) = &scope.outcome_id {
+        params.push(Param::Text(outcome));
+    }
+    params
+}
+
+struct Bucket {
+    outcome_id: String,
+    start: Micros,
+    price: u128,
+    volume: u128,
+}
+
+/// One outcome's bucket over the raw points in `[lo, hi]` (inside one bucket): the last
+/// price, and the volume as the difference of running totals. None when it has no points.
+fn partial_bucket(c: &mut dyn Conn, outcome_id: &str, start: Micros, (lo, hi): (Micros, Micros)) -> Result<Option<Bucket>> {
+    let Some(last) = c.query_opt(
+        "SELECT price, cum_volume FROM price_points WHERE outcome_id = $1 AND at >= $2 AND at <= $3 ORDER BY at DESC, seq DESC LIMIT 1",
+        &[Param::Text(outcome_id), Param::Int(lo), Param::Int(hi)],
+    )?
+    else {
+        return Ok(None);
+    };
+    let before = c.query_opt(
+        "SELECT cum_volume FROM price_points WHERE outcome_id = $1 AND at < $2 ORDER BY at DESC, seq DESC LIMIT 1",
+        &[Param::Text(outcome_id), Param::Int(lo)],
+    )?;
+    let before = match before {
+        Some(r) => running_total(&r, 0)?,
+        None => 0,
+    };
+    Ok(Some(Bucket { outcome_id: outcome_id.to_string(), start, price: last.money(0)?, volume: volume_between(before, running_total(&last, 1)?)? }))
+}
+
+fn volume_between(before: u128, after: u128) -> Result<u128> {
+    after.checked_sub(before).ok_or_else(|| Error::internal("running volume total decreased"))
+}
+
+fn partial_buckets(c: &mut dyn Conn, scope: &Scope, range: Option<(Micros, Micros)>, width: Micros) -> Result<Vec<Bucket>> {
+    let Some(range) = range else { return Ok(Vec::new()) };
+    let start = bucket_start(range.0, width);
+    let mut out = Vec::new();
+    for outcome in &scope.outcomes {
+        out.extend(partial_bucket(c, outcome, start, range)?);
+    }
+    Ok(out)
+}
+
+/// Whole buckets of `width` from the candles of its base width: how many there are, and
+/// `limit` of them from `offset` in the page's order.
+fn whole_buckets(c: &mut dyn Conn, scope: &Scope, range: (Micros, Micros), width: Micros, dir: Direction, offset: i64, limit: i64) -> Result<(i64, Vec<Bucket>)> {
+    let base = base_width(width);
+    let filter = candle_scope(scope);
+    let params = candle_params(scope, base, range);
+    // A derived width's buckets are the distinct (outcome, bucket) pairs of its base candles.
+    let keys_sql = format!("SELECT DISTINCT outcome_id, start - start % {width} AS b FROM price_candles WHERE {filter}");
+    let count_sql = if width == base {
+        format!("SELECT count(*) FROM price_candles WHERE {filter}")
+    } else {
+        format!("SELECT count(*) FROM ({keys_sql}) AS buckets")
+    };
+    let total = c.query_one(&count_sql, &params)?.int(0)?;
+    if limit <= 0 || offset >= total {
+        return Ok((total, Vec::new()));
+    }
+    let d = dir.as_sql();
+    let mut page_params = params.clone();
+    page_params.push(Param::Int(limit));
+    page_params.push(Param::Int(offset));
+    let n = page_params.len();
+    let page_sql = |sql: &str, order: &str| format!("{sql} ORDER BY {order} LIMIT ${} OFFSET ${n}", n - 1);
+    if width == base {
+        let sql = format!("SELECT outcome_id, start, price, cum_before, cum_after FROM price_candles WHERE {filter}");
+        let buckets = c
+            .query(&page_sql(&sql, &format!("start {d}, outcome_id {d}")), &page_params)?
+            .iter()
+            .map(|r| Ok(Bucket { outcome_id: r.text(0)?, start: r.int(1)?, price: r.money(2)?, volume: volume_between(r.money(3)?, r.money(4)?)? }))
+            .collect::<Result<Vec<_>>>()?;
+        return Ok((total, buckets));
+    }
+    let keys = c
+        .query(&page_sql(&keys_sql, &format!("b {d}, outcome_id {d}")), &page_params)?
+        .iter()
+        .map(|r| Ok((r.text(0)?, r.int(1)?)))
+        .collect::<Result<Vec<(String, Micros)>>>()?;
+    let (Some(first), Some(last)) = (keys.iter().map(|k| k.1).min(), keys.iter().map(|k| k.1).max()) else {
+        return Ok((total, Vec::new()));
+    };
+    // The candles under the page's buckets, oldest first: the first gives the total before
+    // the bucket, the last its price and total after.
+    let mut folded: HashMap<(String, Micros), (u128, u128, u128)> = keys.iter().map(|k| (k.clone(), (0, 0, 0))).collect();
+    let mut seen: std::collections::HashSet<(String, Micros)> = std::collections::HashSet::new();
+    let rows = c.query(
+        &format!("SELECT outcome_id, start, price, cum_before, cum_after FROM price_candles WHERE {filter} ORDER BY start"),
+        &candle_params(scope, base, (first, last.saturating_add(width))),
+    )?;
+    for r in &rows {
+        let key = (r.text(0)?, bucket_start(r.int(1)?, width));
+        let Some(entry) = folded.get_mut(&key) else { continue };
+        if seen.insert(key) {
+            entry.0 = r.money(3)?;
+        }
+        entry.1 = r.money(2)?;
+        entry.2 = r.money(4)?;
+    }
+    let buckets = keys
+        .into_iter()
+        .map(|key| {
+            let (before, price, after) = folded[&key];
+            Ok(Bucket { outcome_id: key.0, start: key.1, price, volume: volume_between(before, after)? })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok((total, buckets))
+}
+
+/// Buckets: the last price in each (outcome, interval) and the summed volume; empty buckets
+/// do not appear. Whole buckets come from candles, the partial ones at the ends of a date
+/// filter from the raw points, so a page costs a few index reads whatever the history's size.
+fn bucketed(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery, width: Micros) -> Result<Page<Value>> {
+    let parts = split(q.from, q.to, width);
+    let mut ends = [partial_buckets(c, scope, parts.partial_lo, width)?, partial_buckets(c, scope, parts.partial_hi, width)?];
+    if q.direction == Direction::Desc {
+        ends.reverse();
+        ends.iter_mut().for_each(|e| e.reverse());
+    }
+    let [head, tail] = ends;
+    let PageRequest { page, per_page } = q.page;
+    let offset = (page - 1) * per_page;
+    let mut data: Vec<Bucket> = Vec::new();
+    let head_len = head.len() as i64;
+    data.extend(head.into_iter().skip(offset as usize).take(per_page as usize));
+    let whole_offset = (offset - head_len).max(0);
+    let (whole_total, whole) = match parts.whole {
+        Some(range) => whole_buckets(c, scope, range, width, q.direction, whole_offset, per_page - data.len() as i64)?,
+        None => (0, Vec::new()),
+    };
+    data.extend(whole);
+    let tail_offset = (offset - head_len - whole_total).max(0);
+    let tail_len = tail.len() as i64;
+    data.extend(tail.into_iter().skip(tail_offset as usize).take(per_page as usize - data.len()));
+    let data = data.iter().map(|b| point_json(&scope.market_id, &b.outcome_id, b.price, b.volume, b.start)).collect();
+    Ok(Page::new(data, q.page, head_len + whole_total + tail_len))
+}
+
+/// Raw points in `[lo, hi]` of the scope, counted from the raw index.
+fn count_raw(c: &mut dyn Conn, scope: &Scope, (lo, hi): (Micros, Micros)) -> Result<i64> {
+    let row = match &scope.outcome_id {
+        Some(outcome) => c.query_one(
+            "SELECT count(*) FROM price_points WHERE outcome_id = $1 AND at >= $2 AND at <= $3",
+            &[Param::Text(outcome), Param::Int(lo), Param::Int(hi)],
+        )?,
+        None => c.query_one(
+            "SELECT count(*) FROM price_points WHERE market_id = $1 AND at >= $2 AND at <= $3",
+            &[Param::Text(&scope.market_id), Param::Int(lo), Param::Int(hi)],
+        )?,
+    };
+    row.int(0)
+}
+
+/// Raw points, newest or oldest first. The total sums the hourly candles' point counts and
+/// counts only the partial hours at the ends point by point.
+fn raw(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery) -> Result<Page<Value>> {
+    let parts = split(q.from, q.to, HOUR);
+    let mut total = 0;
+    for range in [parts.partial_lo, parts.partial_hi].into_iter().flatten() {
+        total += count_raw(c, scope, range)?;
+    }
+    if let Some(range) = parts.whole {
+        let sql = format!("SELECT CAST(COALESCE(SUM(points), 0) AS BIGINT) FROM price_candles WHERE {}", candle_scope(scope));
+        total += c.query_one(&sql, &candle_params(scope, HOUR, range))?.int(0)?;
+    }
+    let (column, key) = match &scope.outcome_id {
+        Some(outcome) => ("outcome_id", outcome),
+        None => ("market_id", &scope.market_id),
+    };
+    let dir = q.direction.as_sql();
+    let PageRequest { page, per_page } = q.page;
+    let rows = c.query(
+        &format!(
+            "SELECT outcome_id, price, volume, at FROM price_points WHERE {column} = $1 AND at >= $2 AND at <= $3 \
+             ORDER BY at {dir}, seq {dir} LIMIT $4 OFFSET $5"
+        ),
+        &[
+            Param::Text(key),
+            Param::Int(q.from.unwrap_or(Micros::MIN)),
+            Param::Int(q.to.unwrap_or(Micros::MAX)),
+            Param::Int(per_page),
+            Param::Int((page - 1) * per_page),
+        ],
+    )?;
+    let data = rows
+        .iter()
+        .map(|r| Ok(point_json(&scope.market_id, &r.text(0)?, r.money(1)?, r.money(2)?, r.int(3)?)))
+        .collect::<Result<Vec<_>>>()?;
     Ok(Page::new(data, q.page, total))
+}
+
+pub fn price_history(c: &mut dyn Conn, q: &PriceQuery) -> Result<Page<Value>> {
+    let Some(scope) = scope(c, q)? else { return Ok(Page::new(Vec::new(), q.page, 0)) };
+    match q.interval {
+        Some(width) => bucketed(c, &scope, q, width),
+        None => raw(c, &scope, q),
+    }
 }

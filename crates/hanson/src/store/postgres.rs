@@ -40,6 +40,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (5, include_str!("../../migrations/postgres/0005_price_volume_totals.sql")),
     (6, include_str!("../../migrations/postgres/0006_market_search.sql")),
     (7, include_str!("../../migrations/postgres/0007_market_sort_indexes.sql")),
+    (8, concat!(include_str!("../../migrations/postgres/0008_price_candles.sql"), include_str!("../../migrations/price_candles_backfill.sql"))),
 ];
 
 /// Key of the advisory lock that serializes migrations of nodes starting at the same time.

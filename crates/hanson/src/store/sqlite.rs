@@ -23,6 +23,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (5, include_str!("../../migrations/sqlite/0005_price_volume_totals.sql")),
     (6, include_str!("../../migrations/sqlite/0006_market_search.sql")),
     (7, include_str!("../../migrations/sqlite/0007_market_sort_indexes.sql")),
+    (8, concat!(include_str!("../../migrations/sqlite/0008_price_candles.sql"), include_str!("../../migrations/price_candles_backfill.sql"))),
 ];
 
 /// Most jobs one commit carries; bounds the latency a large batch adds to its first job.

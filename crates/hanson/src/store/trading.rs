@@ -4,6 +4,7 @@
 
 use serde_json::{json, Value};
 
+use super::history;
 use super::ledger::{self, Account, Kind, Transfer};
 use super::markets::{self, MarketRecord};
 use super::sql::{Conn, Param, Row};
@@ -150,27 +151,19 @@ fn record_trade(c: &mut dyn Conn, t: TradeWrite<'_>) -> Result<()> {
             Param::Int(t.at),
         ],
     )?;
-    let mut sql = String::from("INSERT INTO price_points (market_id, outcome_id, price, volume, cum_volume, at) VALUES ");
-    let mut params: Vec<Param<'_>> = Vec::with_capacity(t.market.outcomes.len() * 6);
-    for (i, (outcome, price)) in t.market.outcomes.iter().zip(t.new_prices).enumerate() {
-        let (volume, cumulative) =
-            if outcome.id == o.id { (t.amount, checked_add(outcome.total_volume, t.amount)?) } else { (0, outcome.total_volume) };
-        let n = i * 6;
-        if i > 0 {
-            sql.push_str(", ");
-        }
-        sql.push_str(&format!("(${}, ${}, ${}, ${}, ${}, ${})", n + 1, n + 2, n + 3, n + 4, n + 5, n + 6));
-        params.extend([
-            Param::Text(&t.market.id),
-            Param::Text(&outcome.id),
-            Param::Money(price.raw()),
-            Param::Money(volume),
-            Param::Money(cumulative),
-            Param::Int(t.at),
-        ]);
-    }
-    c.exec(&sql, &params)?;
-    Ok(())
+    let points: Vec<history::NewPricePoint<'_>> = t
+        .market
+        .outcomes
+        .iter()
+        .zip(t.new_prices)
+        .map(|(outcome, price)| history::NewPricePoint {
+            outcome_id: &outcome.id,
+            price: price.raw(),
+            volume: if outcome.id == o.id { t.amount } else { 0 },
+            total_before: outcome.total_volume,
+        })
+        .collect();
+    history::record_prices(c, &t.market.id, &points, t.at)
 }
 
 fn wallet_side<'a>(account: &'a str, wallet_id: &'a str) -> Account<'a> {

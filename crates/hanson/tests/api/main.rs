@@ -11,6 +11,7 @@ mod auth;
 mod cli;
 mod concurrency;
 mod errors;
+mod history;
 mod markets;
 mod money;
 mod openapi;

@@ -18,6 +18,8 @@ mod cli;
 mod concurrency;
 #[path = "../api/errors.rs"]
 mod errors;
+#[path = "../api/history.rs"]
+mod history;
 #[path = "../api/markets.rs"]
 mod markets;
 #[path = "../api/money.rs"]
