@@ -95,6 +95,7 @@ pub struct AppState {
     pub store: Store,
     pub auth: Arc<AuthState>,
     limiters: Arc<Limiters>,
+    search_totals: Arc<crate::store::markets::SearchTotals>,
 }
 
 impl AppState {
@@ -110,6 +111,7 @@ impl AppState {
         let limits = settings.limits;
         Ok(AppState {
             store,
+            search_totals: Arc::default(),
             auth: Arc::new(AuthState {
                 jwt: crate::auth::jwt::JwtKey::new(secret.as_bytes()),
                 access_token_ttl_secs: settings.access_token_ttl_secs,

@@ -32,7 +32,8 @@ async fn search_markets(
 ) -> Result<Json<Json_>> {
     let query = request.validate_markets()?;
     let now = now_micros();
-    let page = app.store.read(move |c| markets::search_markets(c, &query, now)).await?;
+    let totals = app.search_totals.clone();
+    let page = app.store.read(move |c| markets::search_markets(c, &totals, &query, now)).await?;
     let data = page.data.iter().map(|m| views::market_summary(m, now)).collect::<Result<Vec<_>>>()?;
     Ok(Json(json!({ "data": data, "pagination": page.pagination })))
 }

@@ -1,6 +1,9 @@
 //! Markets and outcomes: creation (funded from the provider's treasury), partial updates,
 //! reads and search.
 
+use std::collections::HashMap;
+use std::sync::Mutex;
+
 use serde_json::Value as Json;
 
 use super::ledger::{self, Account, Kind, Transfer};
@@ -144,18 +147,39 @@ fn outcome_from_row(r: &Row) -> Result<OutcomeRecord> {
     })
 }
 
-fn load_details(c: &mut dyn Conn, mut m: MarketRecord) -> Result<MarketRecord> {
-    m.outcomes = c
-        .query(
-            "SELECT id, market_id, outcome_index, title, description, images, total_shares, total_volume \
-             FROM outcomes WHERE market_id = $1 ORDER BY outcome_index",
-            &[Param::Text(&m.id)],
-        )?
-        .iter()
-        .map(outcome_from_row)
-        .collect::<Result<_>>()?;
-    m.pool = ledger::balance(c, &ledger::pool_account(&m.id))?;
-    Ok(m)
+/// `$1, $2, ..., $n`
+fn placeholders(n: usize) -> String {
+    (1..=n).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
+}
+
+/// Fills in the outcomes and pool balances of markets, two queries for any number of them.
+fn load_details(c: &mut dyn Conn, mut markets: Vec<MarketRecord>) -> Result<Vec<MarketRecord>> {
+    if markets.is_empty() {
+        return Ok(markets);
+    }
+    let ids: Vec<String> = markets.iter().map(|m| m.id.clone()).collect();
+    let list = placeholders(ids.len());
+    let params: Vec<Param<'_>> = ids.iter().map(|id| Param::Text(id)).collect();
+    let mut outcomes: HashMap<String, Vec<OutcomeRecord>> = HashMap::new();
+    let sql = format!(
+        "SELECT id, market_id, outcome_index, title, description, images, total_shares, total_volume \
+         FROM outcomes WHERE market_id IN ({list}) ORDER BY market_id, outcome_index"
+    );
+    for row in &c.query(&sql, &params)? {
+        let o = outcome_from_row(row)?;
+        outcomes.entry(o.market_id.clone()).or_default().push(o);
+    }
+    let pools: Vec<String> = ids.iter().map(|id| ledger::pool_account(id)).collect();
+    let params: Vec<Param<'_>> = pools.iter().map(|id| Param::Text(id)).collect();
+    let mut balances: HashMap<String, u128> = HashMap::new();
+    for row in &c.query(&format!("SELECT id, balance FROM accounts WHERE id IN ({list})"), &params)? {
+        balances.insert(row.text(0)?, row.money(1)?);
+    }
+    for (m, pool) in markets.iter_mut().zip(&pools) {
+        m.outcomes = outcomes.remove(&m.id).unwrap_or_default();
+        m.pool = balances.get(pool).copied().unwrap_or(0);
+    }
+    Ok(markets)
 }
 
 /// A market with its outcomes and pool; `lock` takes the row lock where the dialect has one.
@@ -168,7 +192,7 @@ pub fn market(c: &mut dyn Conn, id: &str, lock: bool) -> Result<Option<MarketRec
     }
     let sql = format!("SELECT {MARKET_COLUMNS} {MARKET_FROM} WHERE m.id = $1");
     match c.query_opt(&sql, &[Param::Text(id)])? {
-        Some(row) => Ok(Some(load_details(c, market_from_row(&row)?)?)),
+        Some(row) => Ok(load_details(c, vec![market_from_row(&row)?])?.pop()),
         None => Ok(None),
     }
 }
@@ -396,7 +420,62 @@ fn like_pattern(query: &str) -> String {
     out
 }
 
-pub fn search_markets(c: &mut dyn Conn, q: &SearchMarkets, now: Micros) -> Result<Page<MarketRecord>> {
+/// Exact totals of market searches, kept per filter set while the market set version (bumped
+/// by triggers whenever a market is added or a filtered column changes) stays the same and,
+/// for the time-derived statuses, until the next active market closes. Every node keeps its
+/// own; the version lives in the database, so a change made through any node invalidates.
+#[derive(Default)]
+pub struct SearchTotals {
+    entries: Mutex<HashMap<String, CachedTotal>>,
+}
+
+#[derive(Clone, Copy)]
+struct CachedTotal {
+    version: i64,
+    valid_until: Micros,
+    total: i64,
+}
+
+/// Filter sets kept at most; the whole cache starts over when full.
+const MAX_CACHED_TOTALS: usize = 4096;
+
+impl SearchTotals {
+    fn get(&self, key: &str, version: i64, now: Micros) -> Option<i64> {
+        let entries = self.entries.lock().ok()?;
+        entries.get(key).filter(|e| e.version == version && now < e.valid_until).map(|e| e.total)
+    }
+
+    fn put(&self, key: String, entry: CachedTotal) {
+        if let Ok(mut entries) = self.entries.lock() {
+            if entries.len() >= MAX_CACHED_TOTALS {
+                entries.clear();
+            }
+            entries.insert(key, entry);
+        }
+    }
+}
+
+fn search_total(c: &mut dyn Conn, totals: &SearchTotals, q: &SearchMarkets, now: Micros, where_sql: &str, params: &[Param<'_>]) -> Result<i64> {
+    let key = format!("{:?}", (&q.provider_id, &q.token_id, &q.category, &q.status, &q.search_query));
+    // The version is read before counting: a change committed in between makes the count
+    // newer than its version, never older.
+    let version = c.query_one("SELECT version FROM market_set_version", &[])?.int(0)?;
+    if let Some(total) = totals.get(&key, version, now) {
+        return Ok(total);
+    }
+    let total = c.query_one(&format!("SELECT count(*) FROM markets m {where_sql}"), params)?.int(0)?;
+    let valid_until = match q.status.as_deref() {
+        Some("active" | "closed") => c
+            .query_one("SELECT min(ends_at) FROM markets WHERE status = 'active' AND ends_at > $1", &[Param::Int(now)])?
+            .opt_int(0)?
+            .unwrap_or(Micros::MAX),
+        _ => Micros::MAX,
+    };
+    totals.put(key, CachedTotal { version, valid_until, total });
+    Ok(total)
+}
+
+pub fn search_markets(c: &mut dyn Conn, totals: &SearchTotals, q: &SearchMarkets, now: Micros) -> Result<Page<MarketRecord>> {
     let mut clauses: Vec<String> = Vec::new();
     let mut params: Vec<Param<'_>> = Vec::new();
     let pattern = q.search_query.as_deref().map(like_pattern);
@@ -450,7 +529,7 @@ pub fn search_markets(c: &mut dyn Conn, q: &SearchMarkets, now: Micros) -> Resul
         }
     }
     let where_sql = if clauses.is_empty() { String::new() } else { format!("WHERE {}", clauses.join(" AND ")) };
-    let total = c.query_one(&format!("SELECT count(*) FROM markets m {where_sql}"), &params)?.int(0)?;
+    let total = search_total(c, totals, q, now, &where_sql, &params)?;
     let dir = q.sort.direction.as_sql();
     let order = match q.sort.field.as_str() {
         "total_volume" => format!("{}, m.id {dir}", c.money_order("m.total_volume", dir)),
@@ -462,14 +541,19 @@ pub fn search_markets(c: &mut dyn Conn, q: &SearchMarkets, now: Micros) -> Resul
     params.push(Param::Int(per_page));
     params.push(Param::Int((page - 1) * per_page));
     let n = params.len();
-    let sql = format!(
-        "SELECT {MARKET_COLUMNS} {MARKET_FROM} {where_sql} ORDER BY {order} LIMIT ${} OFFSET ${n}",
-        n - 1
-    );
-    let rows = c.query(&sql, &params)?;
-    let mut data = Vec::with_capacity(rows.len());
-    for row in &rows {
-        data.push(load_details(c, market_from_row(row)?)?);
+    // The page's ids first (an index walk), then full rows for those ids only.
+    let sql = format!("SELECT m.id FROM markets m {where_sql} ORDER BY {order} LIMIT ${} OFFSET ${n}", n - 1);
+    let ids = c.query(&sql, &params)?.iter().map(|r| r.text(0)).collect::<Result<Vec<_>>>()?;
+    if ids.is_empty() {
+        return Ok(Page::new(Vec::new(), q.page, total));
     }
-    Ok(Page::new(data, q.page, total))
+    let params: Vec<Param<'_>> = ids.iter().map(|id| Param::Text(id)).collect();
+    let sql = format!("SELECT {MARKET_COLUMNS} {MARKET_FROM} WHERE m.id IN ({})", placeholders(ids.len()));
+    let mut rows: HashMap<String, MarketRecord> = HashMap::new();
+    for row in &c.query(&sql, &params)? {
+        let m = market_from_row(row)?;
+        rows.insert(m.id.clone(), m);
+    }
+    let ordered = ids.iter().map(|id| rows.remove(id).ok_or_else(|| Error::internal("searched market vanished"))).collect::<Result<Vec<_>>>()?;
+    Ok(Page::new(load_details(c, ordered)?, q.page, total))
 }

@@ -380,3 +380,66 @@ async fn unknown_market_is_404() {
     assert_problem(&f.app.get(&format!("/v1/markets/{}", uuid()), None).await, 404, "not_found");
     assert_problem(&f.app.get("/v1/markets/garbage", None).await, 404, "not_found");
 }
+
+async fn search_total(f: &Fixture, filters: Value) -> i64 {
+    let r = f.app.post("/v1/markets/search", None, json!({ "filters": filters })).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    r.body["pagination"]["total"].as_i64().unwrap()
+}
+
+/// Search totals are cached per filter set; every change to the set of matching markets,
+/// and the passing of a market's end, must show at once.
+#[tokio::test]
+async fn search_totals_follow_every_change_of_the_market_set() {
+    let f = Fixture::new().await;
+    let filters = [
+        json!({}),
+        json!({ "category": "sports" }),
+        json!({ "category": "weather" }),
+        json!({ "status": "active" }),
+        json!({ "status": "closed" }),
+        json!({ "status": "cancelled" }),
+        json!({ "search_query": "flood" }),
+    ];
+    let mut expected = [0, 0, 0, 0, 0, 0, 0];
+    let check = |expected: [i64; 7]| {
+        let f = &f;
+        let filters = &filters;
+        async move {
+            for (filter, want) in filters.iter().zip(expected) {
+                assert_eq!(search_total(f, filter.clone()).await, want, "total for {filter}");
+            }
+        }
+    };
+    check(expected).await;
+
+    let first = f.market(2).await;
+    let id = first["id"].as_str().unwrap().to_string();
+    expected = [1, 1, 0, 1, 0, 0, 0];
+    check(expected).await;
+    f.market(2).await;
+    expected = [2, 2, 0, 2, 0, 0, 0];
+    check(expected).await;
+
+    // A category or text change moves the market between filter sets.
+    let path = format!("/v1/providers/markets/{id}");
+    let patch = json!({ "metadata": { "category": "weather" }, "description": "Called off if the pitch floods." });
+    assert_eq!(f.app.put(&path, Some(&f.provider.key), patch).await.status, StatusCode::OK);
+    expected = [2, 1, 1, 2, 0, 0, 1];
+    check(expected).await;
+
+    // The end passing turns active into closed with no write at all.
+    let soon = (time::OffsetDateTime::now_utc() + time::Duration::milliseconds(1500)).format(&time::format_description::well_known::Rfc3339).unwrap();
+    let r = f.app.put(&path, Some(&f.provider.key), json!({ "ends_at": soon })).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    check(expected).await;
+    tokio::time::sleep(std::time::Duration::from_millis(1700)).await;
+    expected = [2, 1, 1, 1, 1, 0, 1];
+    check(expected).await;
+
+    // Settling changes the stored status.
+    let cancel = f.app.post(&format!("{path}/cancel"), Some(&f.provider.key), json!({ "canceller_wallet_id": "ops", "reason": "flooded" })).await;
+    assert_eq!(cancel.status, StatusCode::OK, "{}", cancel.body);
+    expected = [2, 1, 1, 1, 0, 1, 1];
+    check(expected).await;
+}
