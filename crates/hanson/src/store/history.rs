@@ -272,6 +272,10 @@ pub fn record_prices(c: &mut dyn Conn, market_id: &str, points: &[NewPricePoint<
 
 /// Rebuilds every candle from the raw points (after a bulk load of price points).
 pub fn rebuild_price_candles(c: &mut dyn Conn) -> Result<()> {
+    if c.dialect() == super::sql::Dialect::Postgres {
+        // A rebuild reads every point; the per-statement limit is meant for requests.
+        c.exec("SET LOCAL statement_timeout = 0", &[])?;
+    }
     c.exec("DELETE FROM price_candles", &[])?;
     c.exec(include_str!("../../migrations/price_candles_backfill.sql"), &[])?;
     Ok(())
