@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use serde_json::{json, Value};
 
 use super::markets::{self, MarketRecord};
-use super::sql::{Conn, Param};
+use super::sql::{value_rows, Conn, Param};
 use super::trading::{self, position_from_row, Position, POSITION_COLUMNS};
 use crate::domain::money::{SignedWei, Wei};
 use crate::domain::num::{mul_div, ratio_decimal, Rounding};
@@ -232,39 +232,35 @@ pub struct NewPricePoint<'a> {
 pub fn record_prices(c: &mut dyn Conn, market_id: &str, points: &[NewPricePoint<'_>], at: Micros) -> Result<()> {
     let totals_after =
         points.iter().map(|p| p.total_before.checked_add(p.volume).ok_or_else(|| Error::internal("volume total overflow"))).collect::<Result<Vec<_>>>()?;
-    let mut sql = String::from("INSERT INTO price_points (market_id, outcome_id, price, volume, cum_volume, at) VALUES ");
     let mut params: Vec<Param<'_>> = Vec::with_capacity(points.len() * 6);
-    for (i, (p, after)) in points.iter().zip(&totals_after).enumerate() {
-        let n = i * 6;
-        sql.push_str(if i > 0 { ", " } else { "" });
-        sql.push_str(&format!("(${}, ${}, ${}, ${}, ${}, ${})", n + 1, n + 2, n + 3, n + 4, n + 5, n + 6));
+    for (p, after) in points.iter().zip(&totals_after) {
         params.extend([Param::Text(market_id), Param::Text(p.outcome_id), Param::Money(p.price), Param::Money(p.volume), Param::Money(*after), Param::Int(at)]);
     }
+    let sql = format!("INSERT INTO price_points (market_id, outcome_id, price, volume, cum_volume, at) VALUES {}", value_rows(points.len(), 6));
     c.exec(&sql, &params)?;
 
     // Points of one market arrive in time order (trades lock the market and never move its
     // clock backwards), so the newest point is the candle's last.
-    let mut sql = String::from("INSERT INTO price_candles (market_id, width, start, outcome_id, price, cum_before, cum_after, points) VALUES ");
-    let mut params: Vec<Param<'_>> = Vec::with_capacity(points.len() * CANDLE_WIDTHS.len() * 7);
-    for (k, width) in CANDLE_WIDTHS.iter().enumerate() {
-        for (i, (p, after)) in points.iter().zip(&totals_after).enumerate() {
-            let n = (k * points.len() + i) * 7;
-            sql.push_str(if n > 0 { ", " } else { "" });
-            sql.push_str(&format!("(${}, ${}, ${}, ${}, ${}, ${}, ${}, 1)", n + 1, n + 2, n + 3, n + 4, n + 5, n + 6, n + 7));
+    let mut params: Vec<Param<'_>> = Vec::with_capacity(points.len() * CANDLE_WIDTHS.len() * 8);
+    for width in CANDLE_WIDTHS {
+        for (p, after) in points.iter().zip(&totals_after) {
             params.extend([
                 Param::Text(market_id),
-                Param::Int(*width),
-                Param::Int(bucket_start(at, *width)),
+                Param::Int(width),
+                Param::Int(bucket_start(at, width)),
                 Param::Text(p.outcome_id),
                 Param::Money(p.price),
                 Param::Money(p.total_before),
                 Param::Money(*after),
+                Param::Int(1),
             ]);
         }
     }
-    sql.push_str(
-        " ON CONFLICT (market_id, width, start, outcome_id) DO UPDATE \
+    let sql = format!(
+        "INSERT INTO price_candles (market_id, width, start, outcome_id, price, cum_before, cum_after, points) VALUES {} \
+         ON CONFLICT (market_id, width, start, outcome_id) DO UPDATE \
          SET price = excluded.price, cum_after = excluded.cum_after, points = price_candles.points + 1",
+        value_rows(points.len() * CANDLE_WIDTHS.len(), 8)
     );
     c.exec(&sql, &params)?;
     Ok(())
@@ -444,8 +440,7 @@ fn whole_buckets(c: &mut dyn Conn, scope: &Scope, range: (Micros, Micros), width
     };
     // The candles under the page's buckets, oldest first: the first gives the total before
     // the bucket, the last its price and total after.
-    let mut folded: HashMap<(String, Micros), (u128, u128, u128)> = keys.iter().map(|k| (k.clone(), (0, 0, 0))).collect();
-    let mut seen: std::collections::HashSet<(String, Micros)> = std::collections::HashSet::new();
+    let mut folded: HashMap<(String, Micros), Option<(u128, u128, u128)>> = keys.iter().map(|k| (k.clone(), None)).collect();
     let rows = c.query(
         &format!("SELECT outcome_id, start, price, cum_before, cum_after FROM price_candles WHERE {filter} ORDER BY start"),
         &candle_params(scope, base, (first, last.saturating_add(width))),
@@ -453,16 +448,16 @@ fn whole_buckets(c: &mut dyn Conn, scope: &Scope, range: (Micros, Micros), width
     for r in &rows {
         let key = (r.text(0)?, bucket_start(r.int(1)?, width));
         let Some(entry) = folded.get_mut(&key) else { continue };
-        if seen.insert(key) {
-            entry.0 = r.money(3)?;
-        }
-        entry.1 = r.money(2)?;
-        entry.2 = r.money(4)?;
+        let before = match entry {
+            Some((before, _, _)) => *before,
+            None => r.money(3)?,
+        };
+        *entry = Some((before, r.money(2)?, r.money(4)?));
     }
     let buckets = keys
         .into_iter()
         .map(|key| {
-            let (before, price, after) = folded[&key];
+            let (before, price, after) = folded[&key].ok_or_else(|| Error::internal("bucket without candles"))?;
             Ok(Bucket { outcome_id: key.0, start: key.1, price, volume: volume_between(before, after)? })
         })
         .collect::<Result<Vec<_>>>()?;

@@ -1,7 +1,7 @@
 //! The double-entry ledger: every balance change is one transfer row between two accounts
 //! (or the outside world), applied to both balances in the same transaction.
 
-use super::sql::{Conn, Param};
+use super::sql::{value_rows, Conn, Param};
 use crate::error::{Error, Result};
 
 pub fn wallet_account(wallet_id: &str, token_id: &str) -> String {
@@ -147,16 +147,12 @@ pub fn apply(c: &mut dyn Conn, transfers: &[Transfer<'_>]) -> Result<Touched, Tr
     }
     let recorded: Vec<&Transfer<'_>> = transfers.iter().filter(|t| t.amount > 0).collect();
     if !recorded.is_empty() {
-        let mut sql = String::from(
-            "INSERT INTO transfers (kind, from_account, to_account, token_id, amount, reference_id, created_at) VALUES ",
+        let sql = format!(
+            "INSERT INTO transfers (kind, from_account, to_account, token_id, amount, reference_id, created_at) VALUES {}",
+            value_rows(recorded.len(), 7)
         );
         let mut params: Vec<Param<'_>> = Vec::with_capacity(recorded.len() * 7);
-        for (i, t) in recorded.iter().enumerate() {
-            let n = i * 7;
-            if i > 0 {
-                sql.push_str(", ");
-            }
-            sql.push_str(&format!("(${}, ${}, ${}, ${}, ${}, ${}, ${})", n + 1, n + 2, n + 3, n + 4, n + 5, n + 6, n + 7));
+        for t in &recorded {
             params.extend([
                 Param::Text(t.kind),
                 t.from.as_ref().map(|a| a.id).into(),

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use serde_json::Value as Json;
 
 use super::ledger::{self, Account, Kind, Transfer};
-use super::sql::{Conn, Dialect, Param, Row};
+use super::sql::{placeholders, Conn, Dialect, Param, Row};
 use super::tenants::{self, Token};
 use crate::domain::market::{MarketPatch, NewMarket, NewOutcome, OutcomePatch, SearchMarkets};
 use crate::domain::page::{Page, PageRequest};
@@ -147,18 +147,13 @@ fn outcome_from_row(r: &Row) -> Result<OutcomeRecord> {
     })
 }
 
-/// `$1, $2, ..., $n`
-fn placeholders(n: usize) -> String {
-    (1..=n).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
-}
-
 /// Fills in the outcomes and pool balances of markets, two queries for any number of them.
 fn load_details(c: &mut dyn Conn, mut markets: Vec<MarketRecord>) -> Result<Vec<MarketRecord>> {
     if markets.is_empty() {
         return Ok(markets);
     }
     let ids: Vec<String> = markets.iter().map(|m| m.id.clone()).collect();
-    let list = placeholders(ids.len());
+    let list = placeholders(1, ids.len());
     let params: Vec<Param<'_>> = ids.iter().map(|id| Param::Text(id)).collect();
     let mut outcomes: HashMap<String, Vec<OutcomeRecord>> = HashMap::new();
     let sql = format!(
@@ -548,7 +543,7 @@ pub fn search_markets(c: &mut dyn Conn, totals: &SearchTotals, q: &SearchMarkets
         return Ok(Page::new(Vec::new(), q.page, total));
     }
     let params: Vec<Param<'_>> = ids.iter().map(|id| Param::Text(id)).collect();
-    let sql = format!("SELECT {MARKET_COLUMNS} {MARKET_FROM} WHERE m.id IN ({})", placeholders(ids.len()));
+    let sql = format!("SELECT {MARKET_COLUMNS} {MARKET_FROM} WHERE m.id IN ({})", placeholders(1, ids.len()));
     let mut rows: HashMap<String, MarketRecord> = HashMap::new();
     for row in &c.query(&sql, &params)? {
         let m = market_from_row(row)?;

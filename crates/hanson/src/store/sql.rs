@@ -113,6 +113,16 @@ impl Row {
     }
 }
 
+/// `$first, $first+1, ...`: `count` placeholders.
+pub fn placeholders(first: usize, count: usize) -> String {
+    (first..first + count).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
+}
+
+/// `($1, ..., $columns), ($columns+1, ...), ...`: a multi-row VALUES list.
+pub fn value_rows(rows: usize, columns: usize) -> String {
+    (0..rows).map(|r| format!("({})", placeholders(r * columns + 1, columns))).collect::<Vec<_>>().join(", ")
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Dialect {
     Sqlite,
