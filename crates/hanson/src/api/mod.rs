@@ -9,6 +9,7 @@ pub mod problem;
 pub mod provider;
 pub mod public;
 pub mod ratelimit;
+pub mod rendered;
 pub mod trading;
 pub mod views;
 
@@ -95,7 +96,8 @@ pub struct AppState {
     pub store: Store,
     pub auth: Arc<AuthState>,
     limiters: Arc<Limiters>,
-    search_totals: Arc<crate::store::markets::SearchTotals>,
+    search_cache: Arc<crate::store::markets::SearchCache>,
+    rendered_markets: Arc<rendered::RenderedMarkets>,
 }
 
 impl AppState {
@@ -111,7 +113,8 @@ impl AppState {
         let limits = settings.limits;
         Ok(AppState {
             store,
-            search_totals: Arc::default(),
+            search_cache: Arc::default(),
+            rendered_markets: Arc::default(),
             auth: Arc::new(AuthState {
                 jwt: crate::auth::jwt::JwtKey::new(secret.as_bytes()),
                 access_token_ttl_secs: settings.access_token_ttl_secs,

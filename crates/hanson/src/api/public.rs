@@ -2,7 +2,10 @@
 
 use axum::extract::{Path, State};
 use axum::routing::{get, post};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
 use axum::{Json, Router};
+use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::{json, Value as Json_};
 
@@ -14,7 +17,7 @@ use crate::domain::page::SearchRequest;
 use crate::domain::time::now_micros;
 use crate::domain::trade::{quote_buy, quote_sell, SellBy};
 use crate::error::{Error, Result, Validator};
-use crate::store::markets::{self, MarketRecord};
+use crate::store::markets::{self, MarketRecord, SearchHit};
 use crate::store::tenants;
 
 pub fn router() -> Router<AppState> {
@@ -29,13 +32,35 @@ pub fn router() -> Router<AppState> {
 async fn search_markets(
     State(app): State<AppState>,
     ApiJson(request): ApiJson<SearchRequest<MarketFilters>>,
-) -> Result<Json<Json_>> {
+) -> Result<Response> {
     let query = request.validate_markets()?;
     let now = now_micros();
-    let totals = app.search_totals.clone();
-    let page = app.store.read(move |c| markets::search_markets(c, &totals, &query, now)).await?;
-    let data = page.data.iter().map(|m| views::market_summary(m, now)).collect::<Result<Vec<_>>>()?;
-    Ok(Json(json!({ "data": data, "pagination": page.pagination })))
+    let (cache, rendered) = (app.search_cache.clone(), app.rendered_markets.clone());
+    let page = app
+        .store
+        .read(move |c| markets::search_markets(c, &cache, &query, now, |id, revision, status| rendered.get(id, revision, status)))
+        .await?;
+    // The body is assembled from each market's JSON, serialized once per revision and status.
+    let mut body = Vec::with_capacity(64 + page.data.len() * 1024);
+    body.extend_from_slice(b"{\"data\":[");
+    for (i, hit) in page.data.into_iter().enumerate() {
+        if i > 0 {
+            body.push(b',');
+        }
+        let json = match hit {
+            SearchHit::Cached(json) => json,
+            SearchHit::Loaded(m) => {
+                let json = Bytes::from(serde_json::to_vec(&views::market_summary(&m, now)?).map_err(Error::internal)?);
+                app.rendered_markets.put(m.id.clone(), m.revision, m.status(now), json.clone());
+                json
+            }
+        };
+        body.extend_from_slice(&json);
+    }
+    body.extend_from_slice(b"],\"pagination\":");
+    serde_json::to_writer(&mut body, &page.pagination).map_err(Error::internal)?;
+    body.push(b'}');
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
 async fn market_detail(State(app): State<AppState>, Path(market_id): Path<String>) -> Result<Json<Json_>> {

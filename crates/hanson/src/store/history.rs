@@ -143,8 +143,8 @@ pub fn trades(c: &mut dyn Conn, q: &TradeQuery) -> Result<Page<Value>> {
     let total = c.query_one(&format!("SELECT count(*) FROM trades {where_sql}"), &params)?.int(0)?;
     let dir = q.sort.direction.as_sql();
     let order = match q.sort.field.as_str() {
-        "amount" => format!("{}, seq {dir}", c.money_order("amount", dir)),
-        "shares" => format!("{}, seq {dir}", c.money_order("shares", dir)),
+        "amount" => format!("{}, seq {dir}", c.dialect().money_order("amount", dir)),
+        "shares" => format!("{}, seq {dir}", c.dialect().money_order("shares", dir)),
         _ => format!("created_at {dir}, seq {dir}"),
     };
     params.push(Param::Int(q.page.per_page));

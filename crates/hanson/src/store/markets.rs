@@ -2,7 +2,7 @@
 //! reads and search.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde_json::Value as Json;
 
@@ -10,7 +10,7 @@ use super::ledger::{self, Account, Kind, Transfer};
 use super::sql::{placeholders, Conn, Dialect, Param, Row};
 use super::tenants::{self, Token};
 use crate::domain::market::{MarketPatch, NewMarket, NewOutcome, OutcomePatch, SearchMarkets};
-use crate::domain::page::{Page, PageRequest};
+use crate::domain::page::{Direction, Page, PageRequest};
 use crate::domain::time::Micros;
 use crate::error::{Error, Result};
 
@@ -58,6 +58,8 @@ pub struct MarketRecord {
     pub settled_at: Option<Micros>,
     pub created_at: Micros,
     pub updated_at: Micros,
+    /// Changes with everything a search result shows of the market (see migration 11).
+    pub revision: i64,
     pub pool: u128,
     pub outcomes: Vec<OutcomeRecord>,
 }
@@ -91,7 +93,7 @@ const MARKET_COLUMNS: &str = "m.id, m.provider_id, p.name, m.game_id, m.question
     t.id, t.symbol, t.name, t.decimals, \
     m.min_bet, m.max_bet, m.liquidity, m.b, m.starts_at, m.ends_at, m.creator_wallet_id, \
     m.creator_fee, m.platform_fee, m.status, m.total_volume, m.trade_count, m.winning_outcome_id, \
-    m.settled_at, m.created_at, m.updated_at";
+    m.settled_at, m.created_at, m.updated_at, m.revision";
 const MARKET_FROM: &str = "FROM markets m JOIN providers p ON p.id = m.provider_id JOIN tokens t ON t.id = m.token_id";
 
 fn json_column(r: &Row, i: usize) -> Result<Json> {
@@ -129,6 +131,7 @@ fn market_from_row(r: &Row) -> Result<MarketRecord> {
         settled_at: r.opt_int(29)?,
         created_at: r.int(30)?,
         updated_at: r.int(31)?,
+        revision: r.int(32)?,
         pool: 0,
         outcomes: Vec::new(),
     })
@@ -415,62 +418,157 @@ fn like_pattern(query: &str) -> String {
     out
 }
 
-/// Exact totals of market searches, kept per filter set while the market set version (bumped
-/// by triggers whenever a market is added or a filtered column changes) stays the same and,
-/// for the time-derived statuses, until the next active market closes. Every node keeps its
-/// own; the version lives in the database, so a change made through any node invalidates.
-#[derive(Default)]
-pub struct SearchTotals {
-    entries: Mutex<HashMap<String, CachedTotal>>,
+/// The versions a cached search list is valid under, read from the database so that a change
+/// made through any node invalidates every node's cache.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Versions {
+    /// Bumped when a market is added or removed or a filtered column changes.
+    set: i64,
+    /// Bumped when any total volume changes; `None` where it is not kept (PostgreSQL).
+    volume: Option<i64>,
 }
 
-#[derive(Clone, Copy)]
-struct CachedTotal {
-    version: i64,
+fn versions(c: &mut dyn Conn) -> Result<Versions> {
+    let row = c.query_one("SELECT version, volume_version FROM market_set_version", &[])?;
+    Ok(Versions { set: row.int(0)?, volume: row.opt_int(1)? })
+}
+
+struct Cached<T> {
+    versions: Versions,
+    /// A list filtered by active or closed also lapses when the next active market ends.
     valid_until: Micros,
-    total: i64,
+    value: T,
 }
 
-/// Filter sets kept at most; the whole cache starts over when full.
+/// Search results kept per node: the ordered market ids of each (filters, sort) and the exact
+/// total of each filter set, valid while the versions they were read under are current. A page
+/// is then a slice of a list; only volume-sorted searches without a kept volume version go to
+/// the database for their ids every time.
+#[derive(Default)]
+pub struct SearchCache {
+    inner: Mutex<CacheInner>,
+}
+
+#[derive(Default)]
+struct CacheInner {
+    totals: HashMap<String, Cached<i64>>,
+    lists: HashMap<String, Cached<Arc<Vec<u32>>>>,
+    /// Market ids interned once for all lists, which hold their numbers.
+    ids: Vec<Arc<str>>,
+    numbers: HashMap<Arc<str>, u32>,
+    listed: usize,
+}
+
+/// Ids all lists hold together at most; the whole cache starts over when a list would pass it.
+const MAX_LISTED_IDS: usize = 8_000_000;
+/// Filter sets whose totals are kept at most.
 const MAX_CACHED_TOTALS: usize = 4096;
 
-impl SearchTotals {
-    fn get(&self, key: &str, version: i64, now: Micros) -> Option<i64> {
-        let entries = self.entries.lock().ok()?;
-        entries.get(key).filter(|e| e.version == version && now < e.valid_until).map(|e| e.total)
+impl<T: Clone> Cached<T> {
+    fn current(&self, versions: Versions, now: Micros) -> Option<T> {
+        (self.versions == versions && now < self.valid_until).then(|| self.value.clone())
+    }
+}
+
+impl CacheInner {
+    fn intern(&mut self, id: String) -> u32 {
+        if let Some(&n) = self.numbers.get(id.as_str()) {
+            return n;
+        }
+        let n = self.ids.len() as u32;
+        let id: Arc<str> = id.into();
+        self.ids.push(id.clone());
+        self.numbers.insert(id, n);
+        n
+    }
+}
+
+impl SearchCache {
+    fn lock(&self) -> std::sync::MutexGuard<'_, CacheInner> {
+        // The cache holds no invariant a panicking holder could break halfway.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn put(&self, key: String, entry: CachedTotal) {
-        if let Ok(mut entries) = self.entries.lock() {
-            if entries.len() >= MAX_CACHED_TOTALS {
-                entries.clear();
-            }
-            entries.insert(key, entry);
+    fn total(&self, key: &str, versions: Versions, now: Micros) -> Option<i64> {
+        self.lock().totals.get(key).and_then(|e| e.current(versions, now))
+    }
+
+    fn put_total(&self, key: String, entry: Cached<i64>) {
+        let mut inner = self.lock();
+        if inner.totals.len() >= MAX_CACHED_TOTALS {
+            inner.totals.clear();
+        }
+        inner.totals.insert(key, entry);
+    }
+
+    /// The ids of one page of a cached list, read from its end for a descending sort, and the
+    /// list's length.
+    fn page(&self, key: &str, versions: Versions, now: Micros, window: Window) -> Option<(Vec<String>, i64)> {
+        let inner = self.lock();
+        let list = inner.lists.get(key)?.current(versions, now)?;
+        let ids = window.of(&list).map(|&n| inner.ids[n as usize].to_string()).collect();
+        Some((ids, list.len() as i64))
+    }
+
+    fn put_list(&self, key: String, versions: Versions, valid_until: Micros, ids: Vec<String>) {
+        let mut inner = self.lock();
+        if inner.listed + ids.len() > MAX_LISTED_IDS {
+            *inner = CacheInner::default();
+        }
+        inner.listed += ids.len();
+        let numbers: Vec<u32> = ids.into_iter().map(|id| inner.intern(id)).collect();
+        if let Some(old) = inner.lists.insert(key, Cached { versions, valid_until, value: Arc::new(numbers) }) {
+            inner.listed -= old.value.len();
         }
     }
 }
 
-fn search_total(c: &mut dyn Conn, totals: &SearchTotals, q: &SearchMarkets, now: Micros, where_sql: &str, params: &[Param<'_>]) -> Result<i64> {
-    let key = format!("{:?}", (&q.provider_id, &q.token_id, &q.category, &q.status, &q.search_query));
-    // The version is read before counting: a change committed in between makes the count
-    // newer than its version, never older.
-    let version = c.query_one("SELECT version FROM market_set_version", &[])?.int(0)?;
-    if let Some(total) = totals.get(&key, version, now) {
-        return Ok(total);
-    }
-    let total = c.query_one(&format!("SELECT count(*) FROM markets m {where_sql}"), params)?.int(0)?;
-    let valid_until = match q.status.as_deref() {
-        Some("active" | "closed") => c
-            .query_one("SELECT min(ends_at) FROM markets WHERE status = 'active' AND ends_at > $1", &[Param::Int(now)])?
-            .opt_int(0)?
-            .unwrap_or(Micros::MAX),
-        _ => Micros::MAX,
-    };
-    totals.put(key, CachedTotal { version, valid_until, total });
-    Ok(total)
+/// A page's place in an ascending list.
+#[derive(Clone, Copy)]
+struct Window {
+    offset: usize,
+    limit: usize,
+    descending: bool,
 }
 
-pub fn search_markets(c: &mut dyn Conn, totals: &SearchTotals, q: &SearchMarkets, now: Micros) -> Result<Page<MarketRecord>> {
+impl Window {
+    fn of<'a, T>(&self, ascending: &'a [T]) -> Box<dyn Iterator<Item = &'a T> + 'a> {
+        if self.descending {
+            Box::new(ascending.iter().rev().skip(self.offset).take(self.limit))
+        } else {
+            Box::new(ascending.iter().skip(self.offset).take(self.limit))
+        }
+    }
+}
+
+/// Until when a search filtered by a time-derived status keeps its members: the next end of an
+/// active market.
+fn members_valid_until(c: &mut dyn Conn, q: &SearchMarkets, now: Micros) -> Result<Micros> {
+    match q.status.as_deref() {
+        Some("active" | "closed") => Ok(c
+            .query_one("SELECT min(ends_at) FROM markets WHERE status = 'active' AND ends_at > $1", &[Param::Int(now)])?
+            .opt_int(0)?
+            .unwrap_or(Micros::MAX)),
+        _ => Ok(Micros::MAX),
+    }
+}
+
+/// One market of a search page: a rendering the caller already holds for this revision and
+/// status, or the market loaded to be rendered.
+pub enum SearchHit<T> {
+    Cached(T),
+    Loaded(MarketRecord),
+}
+
+/// A page of a market search. `cached(id, revision, status)` offers a rendering the caller
+/// keeps; markets it has none for are loaded in full.
+pub fn search_markets<T>(
+    c: &mut dyn Conn,
+    cache: &SearchCache,
+    q: &SearchMarkets,
+    now: Micros,
+    cached: impl Fn(&str, i64, &str) -> Option<T>,
+) -> Result<Page<SearchHit<T>>> {
     let mut clauses: Vec<String> = Vec::new();
     let mut params: Vec<Param<'_>> = Vec::new();
     let pattern = q.search_query.as_deref().map(like_pattern);
@@ -524,31 +622,93 @@ pub fn search_markets(c: &mut dyn Conn, totals: &SearchTotals, q: &SearchMarkets
         }
     }
     let where_sql = if clauses.is_empty() { String::new() } else { format!("WHERE {}", clauses.join(" AND ")) };
-    let total = search_total(c, totals, q, now, &where_sql, &params)?;
-    let dir = q.sort.direction.as_sql();
-    let order = match q.sort.field.as_str() {
-        "total_volume" => format!("{}, m.id {dir}", c.money_order("m.total_volume", dir)),
+    let by_volume = q.sort.field == "total_volume";
+    let dialect = c.dialect();
+    let order = |dir: &str| match q.sort.field.as_str() {
+        "total_volume" => format!("{}, m.id {dir}", dialect.money_order("m.total_volume", dir)),
         "closes_at" | "ends_at" => format!("m.ends_at {dir}, m.id {dir}"),
         "question" => format!("m.question {dir}, m.id {dir}"),
         _ => format!("m.created_at {dir}, m.id {dir}"),
     };
     let PageRequest { page, per_page } = q.page;
-    params.push(Param::Int(per_page));
-    params.push(Param::Int((page - 1) * per_page));
-    let n = params.len();
-    // The page's ids first (an index walk), then full rows for those ids only.
-    let sql = format!("SELECT m.id FROM markets m {where_sql} ORDER BY {order} LIMIT ${} OFFSET ${n}", n - 1);
-    let ids = c.query(&sql, &params)?.iter().map(|r| r.text(0)).collect::<Result<Vec<_>>>()?;
+    let descending = q.sort.direction == Direction::Desc;
+    let window = Window { offset: ((page - 1) * per_page) as usize, limit: per_page as usize, descending };
+    let filters_key = format!("{:?}", (&q.provider_id, &q.token_id, &q.category, &q.status, &q.search_query));
+
+    // Versions are read before the data they guard: a change committed in between makes the
+    // cached value newer than its versions, never older.
+    let current = versions(c)?;
+    let (ids, total) = match (by_volume, current.volume) {
+        (true, None) => {
+            // No kept volume version: the page's ids from the index, the total from its cache.
+            let versions = Versions { volume: None, ..current };
+            let total = match cache.total(&filters_key, versions, now) {
+                Some(total) => total,
+                None => {
+                    let total = c.query_one(&format!("SELECT count(*) FROM markets m {where_sql}"), &params)?.int(0)?;
+                    let valid_until = members_valid_until(c, q, now)?;
+                    cache.put_total(filters_key, Cached { versions, valid_until, value: total });
+                    total
+                }
+            };
+            let mut params = params.clone();
+            params.push(Param::Int(per_page));
+            params.push(Param::Int((page - 1) * per_page));
+            let n = params.len();
+            let order = order(q.sort.direction.as_sql());
+            let sql = format!("SELECT m.id FROM markets m {where_sql} ORDER BY {order} LIMIT ${} OFFSET ${n}", n - 1);
+            let ids = c.query(&sql, &params)?.iter().map(|r| r.text(0)).collect::<Result<Vec<_>>>()?;
+            (ids, total)
+        }
+        (by_volume, volume) => {
+            let versions = Versions { volume: if by_volume { volume } else { None }, ..current };
+            // One ascending list serves both directions: a descending order is its reverse.
+            let order = order("ASC");
+            let key = format!("{filters_key} ORDER BY {order}");
+            match cache.page(&key, versions, now, window) {
+                Some(hit) => hit,
+                None => {
+                    let sql = format!("SELECT m.id FROM markets m {where_sql} ORDER BY {order}");
+                    let all = c.query(&sql, &params)?.iter().map(|r| r.text(0)).collect::<Result<Vec<_>>>()?;
+                    let valid_until = members_valid_until(c, q, now)?;
+                    let page_ids = window.of(&all).cloned().collect();
+                    let total = all.len() as i64;
+                    cache.put_list(key, versions, valid_until, all);
+                    (page_ids, total)
+                }
+            }
+        }
+    };
     if ids.is_empty() {
         return Ok(Page::new(Vec::new(), q.page, total));
     }
+
+    // Which markets the caller holds a current rendering of, from one narrow read.
     let params: Vec<Param<'_>> = ids.iter().map(|id| Param::Text(id)).collect();
-    let sql = format!("SELECT {MARKET_COLUMNS} {MARKET_FROM} WHERE m.id IN ({})", placeholders(1, ids.len()));
-    let mut rows: HashMap<String, MarketRecord> = HashMap::new();
+    let list = placeholders(1, ids.len());
+    let sql = format!("SELECT id, revision, status, ends_at FROM markets WHERE id IN ({list})");
+    let mut hits: HashMap<String, T> = HashMap::new();
     for row in &c.query(&sql, &params)? {
-        let m = market_from_row(row)?;
-        rows.insert(m.id.clone(), m);
+        let (id, revision, stored_status, ends_at) = (row.text(0)?, row.int(1)?, row.text(2)?, row.int(3)?);
+        let status = if stored_status == "active" && now >= ends_at { "closed" } else { stored_status.as_str() };
+        if let Some(rendering) = cached(&id, revision, status) {
+            hits.insert(id, rendering);
+        }
     }
-    let ordered = ids.iter().map(|id| rows.remove(id).ok_or_else(|| Error::internal("searched market vanished"))).collect::<Result<Vec<_>>>()?;
-    Ok(Page::new(load_details(c, ordered)?, q.page, total))
+    let missing: Vec<&String> = ids.iter().filter(|id| !hits.contains_key(id.as_str())).collect();
+    let mut loaded: HashMap<String, MarketRecord> = HashMap::new();
+    if !missing.is_empty() {
+        let params: Vec<Param<'_>> = missing.iter().map(|id| Param::Text(id)).collect();
+        let sql = format!("SELECT {MARKET_COLUMNS} {MARKET_FROM} WHERE m.id IN ({})", placeholders(1, missing.len()));
+        let rows = c.query(&sql, &params)?.iter().map(market_from_row).collect::<Result<Vec<_>>>()?;
+        loaded = load_details(c, rows)?.into_iter().map(|m| (m.id.clone(), m)).collect();
+    }
+    let data = ids
+        .iter()
+        .map(|id| match hits.remove(id) {
+            Some(rendering) => Ok(SearchHit::Cached(rendering)),
+            None => loaded.remove(id).map(SearchHit::Loaded).ok_or_else(|| Error::internal("searched market vanished")),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Page::new(data, q.page, total))
 }

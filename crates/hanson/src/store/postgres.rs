@@ -43,6 +43,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (8, concat!(include_str!("../../migrations/postgres/0008_price_candles.sql"), include_str!("../../migrations/price_candles_backfill.sql"))),
     (9, include_str!("../../migrations/postgres/0009_market_set_version.sql")),
     (10, include_str!("../../migrations/postgres/0010_market_filter_sort_indexes.sql")),
+    (11, include_str!("../../migrations/postgres/0011_search_revisions.sql")),
 ];
 
 /// Key of the advisory lock that serializes migrations of nodes starting at the same time.

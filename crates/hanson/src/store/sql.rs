@@ -129,6 +129,17 @@ pub enum Dialect {
     Postgres,
 }
 
+impl Dialect {
+    /// An ORDER BY key that orders a money column numerically.
+    pub fn money_order(self, column: &str, direction: &str) -> String {
+        match self {
+            // Canonical decimal strings order numerically by (length, text).
+            Dialect::Sqlite => format!("length({column}) {direction}, {column} {direction}"),
+            Dialect::Postgres => format!("{column} {direction}"),
+        }
+    }
+}
+
 /// One connection inside one transaction (the backend opened it; the caller commits).
 pub trait Conn {
     fn dialect(&self) -> Dialect;
@@ -150,15 +161,6 @@ pub trait Conn {
         match self.dialect() {
             Dialect::Sqlite => "",
             Dialect::Postgres => " FOR UPDATE",
-        }
-    }
-
-    /// An ORDER BY key that orders a money column numerically.
-    fn money_order(&self, column: &str, direction: &str) -> String {
-        match self.dialect() {
-            // Canonical decimal strings order numerically by (length, text).
-            Dialect::Sqlite => format!("length({column}) {direction}, {column} {direction}"),
-            Dialect::Postgres => format!("{column} {direction}"),
         }
     }
 }

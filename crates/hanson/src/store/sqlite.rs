@@ -26,6 +26,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (8, concat!(include_str!("../../migrations/sqlite/0008_price_candles.sql"), include_str!("../../migrations/price_candles_backfill.sql"))),
     (9, include_str!("../../migrations/sqlite/0009_market_set_version.sql")),
     (10, include_str!("../../migrations/sqlite/0010_market_filter_sort_indexes.sql")),
+    (11, include_str!("../../migrations/sqlite/0011_search_revisions.sql")),
 ];
 
 /// Most jobs one commit carries; bounds the latency a large batch adds to its first job.

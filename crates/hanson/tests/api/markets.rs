@@ -312,14 +312,20 @@ async fn search_filters_sorts_and_paginates_exactly() {
     assert_eq!(item["token"], json!({ "id": other_token, "symbol": "DAI", "name": "DAI token" }));
     assert_eq!(item["provider"], json!({ "id": f.provider.id, "name": "Acme Games" }));
 
-    // Pages of 3 cover everything once, in order.
-    let mut paged = Vec::new();
-    for page in 1..=3 {
-        let r = f.app.post("/v1/markets/search", None, json!({ "pagination": { "page": page, "per_page": 3 }, "sort": { "field": "created_at", "direction": "asc" } })).await;
-        assert_eq!(r.body["pagination"], json!({ "page": page, "per_page": 3, "total": 7, "total_pages": 3 }));
-        paged.extend(r.body["data"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap().to_string()));
+    // Pages of 3 cover everything once, in order, both ways.
+    for direction in ["asc", "desc"] {
+        let mut paged = Vec::new();
+        for page in 1..=3 {
+            let body = json!({ "pagination": { "page": page, "per_page": 3 }, "sort": { "field": "created_at", "direction": direction } });
+            let r = f.app.post("/v1/markets/search", None, body).await;
+            assert_eq!(r.body["pagination"], json!({ "page": page, "per_page": 3, "total": 7, "total_pages": 3 }));
+            paged.extend(r.body["data"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap().to_string()));
+        }
+        if direction == "desc" {
+            paged.reverse();
+        }
+        assert_eq!(paged, ids, "{direction}");
     }
-    assert_eq!(paged, ids);
     let beyond = f.app.post("/v1/markets/search", None, json!({ "pagination": { "page": 4, "per_page": 3 } })).await;
     assert_eq!(beyond.body["data"], json!([]));
     assert_eq!(beyond.body["pagination"]["total"], 7);

@@ -721,3 +721,106 @@ async fn a_logged_out_session_cannot_trade_or_replay() {
     let trades = a.f.app.post("/v1/markets/positions/search", None, json!({ "filters": { "market_id": a.market_id() } })).await.body;
     assert_eq!(trades["pagination"]["total"], 1);
 }
+
+/// Every field of a search item equals the (uncached) detail view's.
+fn assert_summary_of(item: &Value, detail: &Value) {
+    for (key, value) in item.as_object().unwrap() {
+        match key.as_str() {
+            "outcomes" | "token" | "provider" => {
+                let nested: Vec<(&Value, &Value)> = match value {
+                    Value::Array(outcomes) => outcomes.iter().zip(detail[key].as_array().unwrap()).collect(),
+                    one => vec![(one, &detail[key])],
+                };
+                assert_eq!(value.as_array().map_or(1, Vec::len), detail[key].as_array().map_or(1, Vec::len), "{key} of {}", item["id"]);
+                for (part, whole) in nested {
+                    for (k, v) in part.as_object().unwrap() {
+                        assert_eq!(v, &whole[k], "{key}.{k} of {}", item["id"]);
+                    }
+                }
+            }
+            _ => assert_eq!(value, &detail[key], "{key} of {}", item["id"]),
+        }
+    }
+}
+
+/// Searches under each sort, checks each item against its detail view and the order against
+/// the details; returns the items by market id.
+async fn search_matches_details(app: &TestApp, context: &str) -> std::collections::HashMap<String, Value> {
+    let mut items = std::collections::HashMap::new();
+    for (field, direction) in [("created_at", "desc"), ("total_volume", "desc"), ("total_volume", "asc"), ("closes_at", "asc")] {
+        let body = json!({ "sort": { "field": field, "direction": direction }, "pagination": { "per_page": 100 } });
+        let r = app.post("/v1/markets/search", None, body).await;
+        assert_eq!(r.status, StatusCode::OK, "{context}: {}", r.body);
+        let data = r.body["data"].as_array().unwrap().clone();
+        assert_eq!(r.body["pagination"]["total"], data.len(), "{context}");
+        let mut keys = Vec::new();
+        for item in &data {
+            let id = item["id"].as_str().unwrap();
+            let detail = app.get(&format!("/v1/markets/{id}"), None).await.body;
+            assert_summary_of(item, &detail);
+            let key = match field {
+                "total_volume" => format!("{:0>40}", wei(&detail["total_volume"])),
+                "closes_at" => detail["closes_at"].as_str().unwrap().to_string(),
+                _ => detail["created_at"].as_str().unwrap().to_string(),
+            };
+            keys.push((key, id.to_string()));
+            items.insert(id.to_string(), item.clone());
+        }
+        let mut sorted = keys.clone();
+        sorted.sort();
+        if direction == "desc" {
+            sorted.reverse();
+        }
+        assert_eq!(keys, sorted, "{context}: order by {field} {direction}");
+    }
+    items
+}
+
+#[tokio::test]
+async fn search_pages_show_every_change_to_their_markets() {
+    let a = Arena::new(1, 1_000 * ONE_TOKEN).await;
+    let other = a.f.market(3).await;
+    let other_id = other["id"].as_str().unwrap();
+    let (app, t) = (&a.f.app, &a.traders[0]);
+    let first = search_matches_details(app, "fresh").await;
+    assert_eq!(first.len(), 2);
+
+    assert_eq!(a.bet(t, 0, 10 * ONE_TOKEN).await.status, StatusCode::OK);
+    let after_bet = search_matches_details(app, "after a bet").await;
+    assert_ne!(after_bet[a.market_id()]["total_volume"], first[a.market_id()]["total_volume"]);
+    assert_ne!(after_bet[a.market_id()]["outcomes"][0]["current_price"], first[a.market_id()]["outcomes"][0]["current_price"]);
+
+    let outcome = other["outcomes"][2]["id"].as_str().unwrap();
+    let r = bet_on(app, other_id, outcome, t, 20 * ONE_TOKEN).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    search_matches_details(app, "after a bet moving the volume order").await;
+
+    let position = |h: Value| h["data"].as_array().unwrap().iter().find(|p| p["market_id"] == a.market_id()).unwrap().clone();
+    let held = wei(&position(a.holdings(t).await)["shares"]);
+    let r = a.sell_shares(t, 0, held / 2).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    search_matches_details(app, "after a sell").await;
+
+    let path = format!("/v1/providers/markets/{}/outcomes/{}", a.market_id(), a.outcome(1));
+    let r = app.put(&path, Some(&a.f.provider.key), json!({ "title": "Away side" })).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(search_matches_details(app, "after an outcome edit").await[a.market_id()]["outcomes"][1]["title"], "Away side");
+
+    // A claim drains the pool without touching the market row.
+    assert_eq!(a.resolve(0).await.status, StatusCode::OK);
+    let resolved = search_matches_details(app, "after resolution").await;
+    assert_eq!(resolved[a.market_id()]["status"], "resolved");
+    let position_id = position(a.holdings(t).await)["id"].clone();
+    let claim = app.post(&format!("/v1/markets/positions/{}/claim", position_id.as_str().unwrap()), Some(&t.session.access_token), json!({ "session_id": t.session.session_id })).await;
+    assert_eq!(claim.status, StatusCode::OK, "{}", claim.body);
+    let claimed = search_matches_details(app, "after a claim").await;
+    assert_ne!(claimed[a.market_id()]["total_pool"], resolved[a.market_id()]["total_pool"]);
+
+    // The end passing turns the status to closed with no write at all.
+    let soon = (time::OffsetDateTime::now_utc() + time::Duration::milliseconds(1500)).format(&time::format_description::well_known::Rfc3339).unwrap();
+    let r = app.put(&format!("/v1/providers/markets/{other_id}"), Some(&a.f.provider.key), json!({ "ends_at": soon })).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(search_matches_details(app, "before the end").await[other_id]["status"], "active");
+    tokio::time::sleep(std::time::Duration::from_millis(1700)).await;
+    assert_eq!(search_matches_details(app, "after the end").await[other_id]["status"], "closed");
+}
