@@ -1,10 +1,10 @@
 -- Search pages are assembled from cached parts. `revision` changes with everything a search
 -- result shows of a market: its row, its outcomes and its pool balance, so a cached rendering
--- is reused only while the revision read alongside it is unchanged. `volume_version` stays
+-- is reused only while the revision read alongside it is unchanged. `data_version` stays
 -- NULL here: a counter every trade bumps would serialize all concurrent trades on its row, so
--- volume-sorted searches are not cached on PostgreSQL.
+-- PostgreSQL reads the revisions of every page and does not cache volume-sorted lists.
 ALTER TABLE markets ADD COLUMN revision BIGINT NOT NULL DEFAULT 0;
-ALTER TABLE market_set_version ADD COLUMN volume_version BIGINT;
+ALTER TABLE market_set_version ADD COLUMN data_version BIGINT;
 CREATE FUNCTION next_market_revision() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     IF NEW.revision = OLD.revision THEN

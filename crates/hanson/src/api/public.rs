@@ -17,7 +17,7 @@ use crate::domain::page::SearchRequest;
 use crate::domain::time::now_micros;
 use crate::domain::trade::{quote_buy, quote_sell, SellBy};
 use crate::error::{Error, Result, Validator};
-use crate::store::markets::{self, MarketRecord, SearchHit};
+use crate::store::markets::{self, MarketRecord, SearchHit, SearchPage};
 use crate::store::tenants;
 
 pub fn router() -> Router<AppState> {
@@ -36,10 +36,8 @@ async fn search_markets(
     let query = request.validate_markets()?;
     let now = now_micros();
     let (cache, rendered) = (app.search_cache.clone(), app.rendered_markets.clone());
-    let page = app
-        .store
-        .read(move |c| markets::search_markets(c, &cache, &query, now, |id, revision, status| rendered.get(id, revision, status)))
-        .await?;
+    let SearchPage { page, data_version } =
+        app.store.read(move |c| markets::search_markets(c, &cache, &query, now, rendered.as_ref())).await?;
     // The body is assembled from each market's JSON, serialized once per revision and status.
     let mut body = Vec::with_capacity(64 + page.data.len() * 1024);
     body.extend_from_slice(b"{\"data\":[");
@@ -51,7 +49,7 @@ async fn search_markets(
             SearchHit::Cached(json) => json,
             SearchHit::Loaded(m) => {
                 let json = Bytes::from(serde_json::to_vec(&views::market_summary(&m, now)?).map_err(Error::internal)?);
-                app.rendered_markets.put(m.id.clone(), m.revision, m.status(now), json.clone());
+                app.rendered_markets.put(&m, m.status(now), data_version, json.clone());
                 json
             }
         };

@@ -6,6 +6,9 @@ use std::sync::Mutex;
 
 use bytes::Bytes;
 
+use crate::domain::time::Micros;
+use crate::store::markets::{derived_status, MarketRecord, Renderings};
+
 /// Rendered bytes kept at most; the whole cache starts over when a rendering would pass it.
 const MAX_RENDERED_BYTES: usize = 256 << 20;
 
@@ -22,7 +25,12 @@ struct Inner {
 
 struct Rendered {
     revision: i64,
+    /// The status shown, and what it was derived from.
     status: String,
+    stored_status: String,
+    ends_at: Micros,
+    /// The data version under which the revision was last seen current.
+    checked: Option<i64>,
     json: Bytes,
 }
 
@@ -32,21 +40,41 @@ impl RenderedMarkets {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The market's rendering if it was made at this revision with this status.
-    pub fn get(&self, id: &str, revision: i64, status: &str) -> Option<Bytes> {
-        let inner = self.lock();
-        inner.entries.get(id).filter(|r| r.revision == revision && r.status == status).map(|r| r.json.clone())
-    }
-
-    pub fn put(&self, id: String, revision: i64, status: &str, json: Bytes) {
+    /// Keeps the rendering of `m` as loaded after `data_version` was read.
+    pub fn put(&self, m: &MarketRecord, status: &str, data_version: Option<i64>, json: Bytes) {
         let mut inner = self.lock();
         if inner.bytes + json.len() > MAX_RENDERED_BYTES {
             *inner = Inner::default();
         }
         inner.bytes += json.len();
-        let rendered = Rendered { revision, status: status.to_string(), json };
-        if let Some(old) = inner.entries.insert(id, rendered) {
+        let rendered = Rendered {
+            revision: m.revision,
+            status: status.to_string(),
+            stored_status: m.stored_status.clone(),
+            ends_at: m.ends_at,
+            checked: data_version,
+            json,
+        };
+        if let Some(old) = inner.entries.insert(m.id.clone(), rendered) {
             inner.bytes -= old.json.len();
         }
+    }
+}
+
+impl Renderings for RenderedMarkets {
+    type Item = Bytes;
+
+    fn unchanged(&self, id: &str, data_version: i64, now: Micros) -> Option<Bytes> {
+        let inner = self.lock();
+        let r = inner.entries.get(id)?;
+        let current = r.checked == Some(data_version) && derived_status(&r.stored_status, r.ends_at, now) == r.status;
+        current.then(|| r.json.clone())
+    }
+
+    fn at_revision(&self, id: &str, revision: i64, status: &str, data_version: Option<i64>) -> Option<Bytes> {
+        let mut inner = self.lock();
+        let r = inner.entries.get_mut(id).filter(|r| r.revision == revision && r.status == status)?;
+        r.checked = data_version;
+        Some(r.json.clone())
     }
 }

@@ -64,14 +64,18 @@ pub struct MarketRecord {
     pub outcomes: Vec<OutcomeRecord>,
 }
 
+/// `closed` is derived: an active market whose end has passed.
+pub fn derived_status(stored_status: &str, ends_at: Micros, now: Micros) -> &str {
+    if stored_status == "active" && now >= ends_at {
+        "closed"
+    } else {
+        stored_status
+    }
+}
+
 impl MarketRecord {
-    /// `closed` is derived: an active market whose end has passed.
     pub fn status(&self, now: Micros) -> &str {
-        if self.stored_status == "active" && now >= self.ends_at {
-            "closed"
-        } else {
-            &self.stored_status
-        }
+        derived_status(&self.stored_status, self.ends_at, now)
     }
 
     pub fn is_settled(&self) -> bool {
@@ -424,13 +428,13 @@ fn like_pattern(query: &str) -> String {
 struct Versions {
     /// Bumped when a market is added or removed or a filtered column changes.
     set: i64,
-    /// Bumped when any total volume changes; `None` where it is not kept (PostgreSQL).
-    volume: Option<i64>,
+    /// Bumped when any market's revision changes; `None` where it is not kept (PostgreSQL).
+    data: Option<i64>,
 }
 
 fn versions(c: &mut dyn Conn) -> Result<Versions> {
-    let row = c.query_one("SELECT version, volume_version FROM market_set_version", &[])?;
-    Ok(Versions { set: row.int(0)?, volume: row.opt_int(1)? })
+    let row = c.query_one("SELECT version, data_version FROM market_set_version", &[])?;
+    Ok(Versions { set: row.int(0)?, data: row.opt_int(1)? })
 }
 
 struct Cached<T> {
@@ -553,22 +557,31 @@ fn members_valid_until(c: &mut dyn Conn, q: &SearchMarkets, now: Micros) -> Resu
     }
 }
 
-/// One market of a search page: a rendering the caller already holds for this revision and
-/// status, or the market loaded to be rendered.
+/// Renderings of markets a caller keeps for search pages.
+pub trait Renderings {
+    type Item;
+    /// A rendering known current under `data_version`, if its status still holds at `now`.
+    fn unchanged(&self, id: &str, data_version: i64, now: Micros) -> Option<Self::Item>;
+    /// A rendering made at this revision with this status; it becomes known current under
+    /// `data_version`, which was read before the revision.
+    fn at_revision(&self, id: &str, revision: i64, status: &str, data_version: Option<i64>) -> Option<Self::Item>;
+}
+
+/// One market of a search page: a rendering the caller keeps, or the market loaded to be
+/// rendered.
 pub enum SearchHit<T> {
     Cached(T),
     Loaded(MarketRecord),
 }
 
-/// A page of a market search. `cached(id, revision, status)` offers a rendering the caller
-/// keeps; markets it has none for are loaded in full.
-pub fn search_markets<T>(
-    c: &mut dyn Conn,
-    cache: &SearchCache,
-    q: &SearchMarkets,
-    now: Micros,
-    cached: impl Fn(&str, i64, &str) -> Option<T>,
-) -> Result<Page<SearchHit<T>>> {
+pub struct SearchPage<T> {
+    pub page: Page<SearchHit<T>>,
+    /// The data version read before any market of the page (where one is kept).
+    pub data_version: Option<i64>,
+}
+
+/// A page of a market search, reusing the caller's renderings where they are current.
+pub fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &SearchMarkets, now: Micros, renderings: &R) -> Result<SearchPage<R::Item>> {
     let mut clauses: Vec<String> = Vec::new();
     let mut params: Vec<Param<'_>> = Vec::new();
     let pattern = q.search_query.as_deref().map(like_pattern);
@@ -638,10 +651,10 @@ pub fn search_markets<T>(
     // Versions are read before the data they guard: a change committed in between makes the
     // cached value newer than its versions, never older.
     let current = versions(c)?;
-    let (ids, total) = match (by_volume, current.volume) {
+    let (ids, total) = match (by_volume, current.data) {
         (true, None) => {
             // No kept volume version: the page's ids from the index, the total from its cache.
-            let versions = Versions { volume: None, ..current };
+            let versions = Versions { data: None, ..current };
             let total = match cache.total(&filters_key, versions, now) {
                 Some(total) => total,
                 None => {
@@ -660,8 +673,8 @@ pub fn search_markets<T>(
             let ids = c.query(&sql, &params)?.iter().map(|r| r.text(0)).collect::<Result<Vec<_>>>()?;
             (ids, total)
         }
-        (by_volume, volume) => {
-            let versions = Versions { volume: if by_volume { volume } else { None }, ..current };
+        (by_volume, data) => {
+            let versions = Versions { data: if by_volume { data } else { None }, ..current };
             // One ascending list serves both directions: a descending order is its reverse.
             let order = order("ASC");
             let key = format!("{filters_key} ORDER BY {order}");
@@ -679,23 +692,33 @@ pub fn search_markets<T>(
             }
         }
     };
-    if ids.is_empty() {
-        return Ok(Page::new(Vec::new(), q.page, total));
-    }
-
-    // Which markets the caller holds a current rendering of, from one narrow read.
-    let params: Vec<Param<'_>> = ids.iter().map(|id| Param::Text(id)).collect();
-    let list = placeholders(1, ids.len());
-    let sql = format!("SELECT id, revision, status, ends_at FROM markets WHERE id IN ({list})");
-    let mut hits: HashMap<String, T> = HashMap::new();
-    for row in &c.query(&sql, &params)? {
-        let (id, revision, stored_status, ends_at) = (row.text(0)?, row.int(1)?, row.text(2)?, row.int(3)?);
-        let status = if stored_status == "active" && now >= ends_at { "closed" } else { stored_status.as_str() };
-        if let Some(rendering) = cached(&id, revision, status) {
-            hits.insert(id, rendering);
+    let data_version = current.data;
+    // Renderings known current under this data version need no read; the rest are checked
+    // against their markets' revisions in one narrow read.
+    let mut hits: HashMap<String, R::Item> = HashMap::new();
+    let mut unknown: Vec<&String> = Vec::new();
+    for id in &ids {
+        match data_version.and_then(|version| renderings.unchanged(id, version, now)) {
+            Some(rendering) => {
+                hits.insert(id.clone(), rendering);
+            }
+            None => unknown.push(id),
         }
     }
-    let missing: Vec<&String> = ids.iter().filter(|id| !hits.contains_key(id.as_str())).collect();
+    let mut missing: Vec<String> = Vec::new();
+    if !unknown.is_empty() {
+        let params: Vec<Param<'_>> = unknown.iter().map(|id| Param::Text(id)).collect();
+        let sql = format!("SELECT id, revision, status, ends_at FROM markets WHERE id IN ({})", placeholders(1, unknown.len()));
+        for row in &c.query(&sql, &params)? {
+            let (id, revision, stored_status, ends_at) = (row.text(0)?, row.int(1)?, row.text(2)?, row.int(3)?);
+            match renderings.at_revision(&id, revision, derived_status(&stored_status, ends_at, now), data_version) {
+                Some(rendering) => {
+                    hits.insert(id, rendering);
+                }
+                None => missing.push(id),
+            }
+        }
+    }
     let mut loaded: HashMap<String, MarketRecord> = HashMap::new();
     if !missing.is_empty() {
         let params: Vec<Param<'_>> = missing.iter().map(|id| Param::Text(id)).collect();
@@ -710,5 +733,5 @@ pub fn search_markets<T>(
             None => loaded.remove(id).map(SearchHit::Loaded).ok_or_else(|| Error::internal("searched market vanished")),
         })
         .collect::<Result<Vec<_>>>()?;
-    Ok(Page::new(data, q.page, total))
+    Ok(SearchPage { page: Page::new(data, q.page, total), data_version })
 }
