@@ -451,6 +451,8 @@ struct Cached<T> {
 #[derive(Default)]
 pub struct SearchCache {
     inner: Mutex<CacheInner>,
+    /// One gate per list key: concurrent misses of one list build it once.
+    gates: Mutex<HashMap<String, Arc<Mutex<()>>>>,
 }
 
 #[derive(Default)]
@@ -503,6 +505,14 @@ impl SearchCache {
             inner.totals.clear();
         }
         inner.totals.insert(key, entry);
+    }
+
+    fn gate(&self, key: &str) -> Arc<Mutex<()>> {
+        let mut gates = self.gates.lock().unwrap_or_else(|e| e.into_inner());
+        if gates.len() >= MAX_CACHED_TOTALS && !gates.contains_key(key) {
+            gates.clear();
+        }
+        gates.entry(key.to_string()).or_default().clone()
     }
 
     /// The ids of one page of a cached list, read from its end for a descending sort, and the
@@ -678,7 +688,14 @@ pub fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &
             // One ascending list serves both directions: a descending order is its reverse.
             let order = order("ASC");
             let key = format!("{filters_key} ORDER BY {order}");
-            match cache.page(&key, versions, now, window) {
+            let mut cached = cache.page(&key, versions, now, window);
+            let gate = cached.is_none().then(|| cache.gate(&key));
+            let building = gate.as_ref().map(|g| g.lock().unwrap_or_else(|e| e.into_inner()));
+            if building.is_some() {
+                // The request this one waited for may have built the list meanwhile.
+                cached = cache.page(&key, versions, now, window);
+            }
+            match cached {
                 Some(hit) => hit,
                 None => {
                     let sql = format!("SELECT m.id FROM markets m {where_sql} ORDER BY {order}");
