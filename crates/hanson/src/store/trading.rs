@@ -624,6 +624,8 @@ pub fn claim(c: &mut dyn Conn, trader: &Trader, position_id: &str, now: Micros) 
         },
     )
     .map_err(|e| Error::internal(format!("pool cannot pay a claim: {e:?}")))?;
+    // The only change to what a market shows (its pool) that leaves the market row alone.
+    c.exec("UPDATE markets SET revision = revision + 1 WHERE id = $1", &[Param::Text(&m.id)])?;
     let balance_after = if amount == 0 { balance_before } else { balance_after };
     c.exec(
         "UPDATE positions SET status = 'claimed', claimed_amount = $1, updated_at = $2 WHERE id = $3",
