@@ -446,8 +446,8 @@ struct Cached<T> {
 
 /// Search results kept per node: the ordered market ids of each (filters, sort) and the exact
 /// total of each filter set, valid while the versions they were read under are current. A page
-/// is then a slice of a list; only volume-sorted searches without a kept volume version go to
-/// the database for their ids every time.
+/// is then a slice of a list; only volume-sorted searches without a kept data version go to the
+/// database for their ids every time.
 #[derive(Default)]
 pub struct SearchCache {
     inner: Mutex<CacheInner>,
