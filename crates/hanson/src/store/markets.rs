@@ -663,7 +663,7 @@ pub fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &
     let current = versions(c)?;
     let (ids, total) = match (by_volume, current.data) {
         (true, None) => {
-            // No kept volume version: the page's ids from the index, the total from its cache.
+            // No kept data version: the page's ids from the index, the total from its cache.
             let versions = Versions { data: None, ..current };
             let total = match cache.total(&filters_key, versions, now) {
                 Some(total) => total,
