@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value as Json;
 
 use super::ledger::{self, Account, Kind, Transfer};
-use super::sql::{placeholders, Conn, Dialect, Param, Row};
+use super::sql::{id_list, Conn, Dialect, Param, Row};
 use super::tenants::{self, Token};
 use crate::domain::market::{MarketPatch, NewMarket, NewOutcome, OutcomePatch, SearchMarkets};
 use crate::domain::page::{Direction, Page, PageRequest};
@@ -159,9 +159,8 @@ fn load_details(c: &mut dyn Conn, mut markets: Vec<MarketRecord>) -> Result<Vec<
     if markets.is_empty() {
         return Ok(markets);
     }
-    let ids: Vec<String> = markets.iter().map(|m| m.id.clone()).collect();
-    let list = placeholders(1, ids.len());
-    let params: Vec<Param<'_>> = ids.iter().map(|id| Param::Text(id)).collect();
+    let ids: Vec<&str> = markets.iter().map(|m| m.id.as_str()).collect();
+    let (list, params) = id_list(&ids);
     let mut outcomes: HashMap<String, Vec<OutcomeRecord>> = HashMap::new();
     let sql = format!(
         "SELECT id, market_id, outcome_index, title, description, images, total_shares, total_volume \
@@ -172,7 +171,7 @@ fn load_details(c: &mut dyn Conn, mut markets: Vec<MarketRecord>) -> Result<Vec<
         outcomes.entry(o.market_id.clone()).or_default().push(o);
     }
     let pools: Vec<String> = ids.iter().map(|id| ledger::pool_account(id)).collect();
-    let params: Vec<Param<'_>> = pools.iter().map(|id| Param::Text(id)).collect();
+    let (list, params) = id_list(&pools);
     let mut balances: HashMap<String, u128> = HashMap::new();
     for row in &c.query(&format!("SELECT id, balance FROM accounts WHERE id IN ({list})"), &params)? {
         balances.insert(row.text(0)?, row.money(1)?);
@@ -724,8 +723,8 @@ pub fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &
     }
     let mut missing: Vec<String> = Vec::new();
     if !unknown.is_empty() {
-        let params: Vec<Param<'_>> = unknown.iter().map(|id| Param::Text(id)).collect();
-        let sql = format!("SELECT id, revision, status, ends_at FROM markets WHERE id IN ({})", placeholders(1, unknown.len()));
+        let (list, params) = id_list(&unknown);
+        let sql = format!("SELECT id, revision, status, ends_at FROM markets WHERE id IN ({list})");
         for row in &c.query(&sql, &params)? {
             let (id, revision, stored_status, ends_at) = (row.text(0)?, row.int(1)?, row.text(2)?, row.int(3)?);
             match renderings.at_revision(&id, revision, derived_status(&stored_status, ends_at, now), data_version) {
@@ -738,8 +737,8 @@ pub fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &
     }
     let mut loaded: HashMap<String, MarketRecord> = HashMap::new();
     if !missing.is_empty() {
-        let params: Vec<Param<'_>> = missing.iter().map(|id| Param::Text(id)).collect();
-        let sql = format!("SELECT {MARKET_COLUMNS} {MARKET_FROM} WHERE m.id IN ({})", placeholders(1, missing.len()));
+        let (list, params) = id_list(&missing);
+        let sql = format!("SELECT {MARKET_COLUMNS} {MARKET_FROM} WHERE m.id IN ({list})");
         let rows = c.query(&sql, &params)?.iter().map(market_from_row).collect::<Result<Vec<_>>>()?;
         loaded = load_details(c, rows)?.into_iter().map(|m| (m.id.clone(), m)).collect();
     }

@@ -118,6 +118,15 @@ pub fn placeholders(first: usize, count: usize) -> String {
     (first..first + count).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
 }
 
+/// An `IN (...)` list of `ids` as `$1, $2, ...` and its parameters. The list is padded to a
+/// power of two by repeating its last id, so that a few statement shapes serve every length
+/// and stay prepared instead of being parsed again for each new length.
+pub fn id_list<S: AsRef<str>>(ids: &[S]) -> (String, Vec<Param<'_>>) {
+    let padded = ids.len().next_power_of_two();
+    let params = ids.iter().map(|id| Param::Text(id.as_ref())).chain(ids.last().map(|id| Param::Text(id.as_ref())).into_iter().cycle().take(padded - ids.len()));
+    (placeholders(1, padded), params.collect())
+}
+
 /// `($1, ..., $columns), ($columns+1, ...), ...`: a multi-row VALUES list.
 pub fn value_rows(rows: usize, columns: usize) -> String {
     (0..rows).map(|r| format!("({})", placeholders(r * columns + 1, columns))).collect::<Vec<_>>().join(", ")
@@ -162,5 +171,34 @@ pub trait Conn {
             Dialect::Sqlite => "",
             Dialect::Postgres => " FOR UPDATE",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(params: &[Param<'_>]) -> Vec<String> {
+        params.iter().map(|p| match p {
+            Param::Text(s) => s.to_string(),
+            other => panic!("not text: {other:?}"),
+        }).collect()
+    }
+
+    #[test]
+    fn id_lists_pad_to_a_power_of_two_with_their_last_id() {
+        let (sql, params) = id_list(&["a", "b", "c"]);
+        assert_eq!(sql, "$1, $2, $3, $4");
+        assert_eq!(texts(&params), ["a", "b", "c", "c"]);
+        let (sql, params) = id_list(&["a", "b", "c", "d"]);
+        assert_eq!(sql, "$1, $2, $3, $4");
+        assert_eq!(texts(&params), ["a", "b", "c", "d"]);
+        let (sql, params) = id_list(&["a"]);
+        assert_eq!(sql, "$1");
+        assert_eq!(texts(&params), ["a"]);
+        let five: Vec<String> = (0..5).map(|i| i.to_string()).collect();
+        let (sql, params) = id_list(&five);
+        assert_eq!(sql, "$1, $2, $3, $4, $5, $6, $7, $8");
+        assert_eq!(texts(&params), ["0", "1", "2", "3", "4", "4", "4", "4"]);
     }
 }
