@@ -39,21 +39,25 @@ async fn search_markets(
     let SearchPage { page, data_version } =
         app.store.read(move |c| markets::search_markets(c, &cache, &query, now, rendered.as_ref())).await?;
     // The body is assembled from each market's JSON, serialized once per revision and status.
-    let mut body = Vec::with_capacity(64 + page.data.len() * 1024);
-    body.extend_from_slice(b"{\"data\":[");
-    for (i, hit) in page.data.into_iter().enumerate() {
-        if i > 0 {
-            body.push(b',');
-        }
-        let json = match hit {
-            SearchHit::Cached(json) => json,
+    let items = page
+        .data
+        .into_iter()
+        .map(|hit| match hit {
+            SearchHit::Cached(json) => Ok(json),
             SearchHit::Loaded(m) => {
                 let json = Bytes::from(serde_json::to_vec(&views::market_summary(&m, now)?).map_err(Error::internal)?);
                 app.rendered_markets.put(&m, m.status(now), data_version, json.clone());
-                json
+                Ok(json)
             }
-        };
-        body.extend_from_slice(&json);
+        })
+        .collect::<Result<Vec<Bytes>>>()?;
+    let mut body = Vec::with_capacity(128 + items.iter().map(|json| json.len() + 1).sum::<usize>());
+    body.extend_from_slice(b"{\"data\":[");
+    for (i, json) in items.iter().enumerate() {
+        if i > 0 {
+            body.push(b',');
+        }
+        body.extend_from_slice(json);
     }
     body.extend_from_slice(b"],\"pagination\":");
     serde_json::to_writer(&mut body, &page.pagination).map_err(Error::internal)?;
