@@ -1,4 +1,5 @@
-//! SQLite backend: one writer thread with group commit, plus a pool of read connections.
+//! SQLite backend: one writer thread with group commit, plus reader threads that each own a
+//! read-only connection.
 //!
 //! Every write is a job that runs inside its own SAVEPOINT; the writer drains all queued jobs
 //! into one transaction and commits once, so concurrent writes share one fsync. A job's reply
@@ -37,15 +38,18 @@ const MMAP_BYTES: i64 = 1 << 32;
 
 type Finish = Box<dyn FnOnce(Result<(), String>) + Send>;
 type Job = Box<dyn FnOnce(&mut SqliteConn) -> Finish + Send>;
+/// A read, given the reader's connection (or why it could not be opened).
+type ReadJob = Box<dyn FnOnce(Result<&Connection>) + Send>;
 
 #[derive(Clone)]
 pub struct SqliteBackend {
     jobs: mpsc::Sender<Job>,
-    readers: Arc<Mutex<Vec<Connection>>>,
-    /// Caps concurrent reads at the pool size, so reads reuse connections instead of
-    /// opening (and re-reading the schema of) new ones under load.
-    read_permits: Arc<tokio::sync::Semaphore>,
-    path: Arc<PathBuf>,
+    /// Taken by READERS long-lived threads: a fixed set of threads keeps each connection's
+    /// statement cache and the allocator's per-thread heaps warm, where a pool of blocking
+    /// tasks kept starting threads and faulting in fresh memory under load.
+    reads: mpsc::Sender<ReadJob>,
+    /// Held by every handle; the checkpoint thread ends when the last handle is gone.
+    _alive: Arc<()>,
 }
 
 pub struct SqliteConn<'c> {
@@ -79,6 +83,10 @@ fn open(path: &Path, read_only: bool) -> Result<Connection> {
     // into each connection's page cache.
     conn.pragma_update(None, "mmap_size", MMAP_BYTES)?;
     conn.set_prepared_statement_cache_capacity(256);
+    // Without the planner stability guarantee, a statement whose plan consulted the STAT4
+    // samples for a bound value is parsed and planned again each time that value changes,
+    // which made cached statements cost as much as fresh ones.
+    conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
     Ok(conn)
 }
 
@@ -132,21 +140,25 @@ impl SqliteBackend {
             .name("sqlite-writer".into())
             .spawn(move || run_writer(writer, queue))
             .map_err(Error::internal)?;
-        let readers = Arc::new(Mutex::new(Vec::new()));
-        let alive = Arc::downgrade(&readers);
+        let alive = Arc::new(());
+        let watch = Arc::downgrade(&alive);
         std::thread::Builder::new()
             .name("sqlite-checkpoint".into())
             .spawn({
                 let wal = PathBuf::from(format!("{}-wal", path.display()));
-                move || run_checkpoints(checkpointer, wal, alive)
+                move || run_checkpoints(checkpointer, wal, watch)
             })
             .map_err(Error::internal)?;
-        Ok(SqliteBackend {
-            jobs,
-            readers,
-            read_permits: Arc::new(tokio::sync::Semaphore::new(READERS)),
-            path: Arc::new(path),
-        })
+        let (reads, read_queue) = mpsc::channel::<ReadJob>();
+        let (read_queue, path) = (Arc::new(Mutex::new(read_queue)), Arc::new(path));
+        for i in 0..READERS {
+            let (queue, path) = (read_queue.clone(), path.clone());
+            std::thread::Builder::new()
+                .name(format!("sqlite-reader-{i}"))
+                .spawn(move || run_reader(&path, &queue))
+                .map_err(Error::internal)?;
+        }
+        Ok(SqliteBackend { jobs, reads, _alive: alive })
     }
 
     /// Runs `op` in the next group commit; resolves once that commit is durable.
@@ -171,32 +183,51 @@ impl SqliteBackend {
         answer.await.map_err(|_| Error::internal("sqlite writer dropped a job"))?
     }
 
-    /// Runs `op` in a read transaction (one consistent snapshot) on a pooled connection.
+    /// Runs `op` in a read transaction (one consistent snapshot) on a reader thread.
     pub async fn read<T, F>(&self, op: F) -> Result<T>
     where
         T: Send + 'static,
         F: FnOnce(&mut dyn Conn) -> Result<T> + Send + 'static,
     {
-        let readers = self.readers.clone();
-        let path = self.path.clone();
-        let permit = self.read_permits.clone().acquire_owned().await.map_err(Error::internal)?;
-        tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            let pooled = readers.lock().map_err(Error::internal)?.pop();
-            let conn = match pooled {
-                Some(conn) => conn,
-                None => open(&path, true)?,
-            };
-            run_cached(&conn, "BEGIN")?;
-            let result = op(&mut SqliteConn { conn: &conn });
-            let _ = run_cached(&conn, "COMMIT");
-            if let Ok(mut pool) = readers.lock() {
-                pool.push(conn);
+        let (reply, answer) = oneshot::channel();
+        let job: ReadJob = Box::new(move |conn: Result<&Connection>| {
+            let result = conn.and_then(|conn| {
+                run_cached(conn, "BEGIN")?;
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| op(&mut SqliteConn { conn })))
+                    .unwrap_or_else(|_| Err(Error::internal("read panicked")));
+                let _ = run_cached(conn, "COMMIT");
+                result
+            });
+            let _ = reply.send(result);
+        });
+        self.reads.send(job).map_err(|_| Error::internal("sqlite readers stopped"))?;
+        answer.await.map_err(|_| Error::internal("sqlite reader dropped a read"))?
+    }
+}
+
+/// Runs read jobs until every handle is gone. The connection is opened at the first job, and
+/// again after a failed open.
+fn run_reader(path: &Path, queue: &Mutex<mpsc::Receiver<ReadJob>>) {
+    let mut conn: Option<Connection> = None;
+    loop {
+        // The lock is held only while waiting for the next job, never while running one.
+        let next = match queue.lock() {
+            Ok(queue) => queue.recv(),
+            Err(_) => return,
+        };
+        let Ok(job) = next else { return };
+        if conn.is_none() {
+            match open(path, true) {
+                Ok(opened) => conn = Some(opened),
+                Err(e) => {
+                    job(Err(e));
+                    continue;
+                }
             }
-            result
-        })
-        .await
-        .map_err(|e| Error::internal(format!("read task failed: {e}")))?
+        }
+        if let Some(conn) = &conn {
+            job(Ok(conn));
+        }
     }
 }
 
@@ -261,7 +292,7 @@ const WAL_RESTART_BYTES: u64 = 64 << 20;
 /// never start over, though (a new frame always arrives before the copy completes), so past
 /// a size a RESTART checkpoint briefly waits for the writer and resets it. Ends when the
 /// backend is dropped.
-fn run_checkpoints(conn: Connection, wal: PathBuf, alive: std::sync::Weak<Mutex<Vec<Connection>>>) {
+fn run_checkpoints(conn: Connection, wal: PathBuf, alive: std::sync::Weak<()>) {
     let mut ticks: u64 = 0;
     while alive.strong_count() > 0 {
         std::thread::sleep(CHECKPOINT_INTERVAL);
