@@ -354,7 +354,10 @@ impl Conn for SqliteConn<'_> {
                     ValueRef::Null => Value::Null,
                     ValueRef::Integer(v) => Value::Int(v),
                     ValueRef::Real(v) => Value::Text(v.to_string()),
-                    ValueRef::Text(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
+                    ValueRef::Text(t) => Value::Text(match std::str::from_utf8(t) {
+                        Ok(text) => text.to_owned(),
+                        Err(_) => String::from_utf8_lossy(t).into_owned(),
+                    }),
                     ValueRef::Blob(b) => Value::Blob(b.to_vec()),
                 });
             }
