@@ -2,12 +2,12 @@
 //! markets is assembled from their JSON without loading or serializing them again.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 
 use crate::domain::time::Micros;
-use crate::store::markets::{derived_status, MarketRecord, Renderings};
+use crate::store::markets::{Kept, MarketRecord, Renderings};
 
 /// Rendered bytes kept at most; the whole cache starts over when a rendering would pass it.
 const MAX_RENDERED_BYTES: usize = 256 << 20;
@@ -19,16 +19,15 @@ pub struct RenderedMarkets {
 
 #[derive(Default)]
 struct Inner {
-    entries: HashMap<String, Rendered>,
+    entries: HashMap<Arc<str>, Rendered, foldhash::fast::RandomState>,
     bytes: usize,
 }
 
 struct Rendered {
     revision: i64,
-    /// The status shown, and what it was derived from.
+    /// The status shown, and until when it holds: an active market closes at its end.
     status: String,
-    stored_status: String,
-    ends_at: Micros,
+    status_until: Micros,
     /// The data version under which the revision was last seen current.
     checked: Option<i64>,
     json: Bytes,
@@ -40,7 +39,7 @@ impl RenderedMarkets {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Keeps the rendering of `m` as loaded after `data_version` was read.
+    /// Keeps the rendering of `m`, shown with `status`, as loaded after `data_version` was read.
     pub fn put(&self, m: &MarketRecord, status: &str, data_version: Option<i64>, json: Bytes) {
         let mut inner = self.lock();
         if inner.bytes + json.len() > MAX_RENDERED_BYTES {
@@ -50,12 +49,11 @@ impl RenderedMarkets {
         let rendered = Rendered {
             revision: m.revision,
             status: status.to_string(),
-            stored_status: m.stored_status.clone(),
-            ends_at: m.ends_at,
+            status_until: if status == "active" { m.ends_at } else { Micros::MAX },
             checked: data_version,
             json,
         };
-        if let Some(old) = inner.entries.insert(m.id.clone(), rendered) {
+        if let Some(old) = inner.entries.insert(m.id.as_str().into(), rendered) {
             inner.bytes -= old.json.len();
         }
     }
@@ -64,11 +62,15 @@ impl RenderedMarkets {
 impl Renderings for RenderedMarkets {
     type Item = Bytes;
 
-    fn unchanged(&self, id: &str, data_version: i64, now: Micros) -> Option<Bytes> {
+    fn kept(&self, ids: &[Arc<str>], data_version: Option<i64>, now: Micros) -> Vec<Kept<Bytes>> {
         let inner = self.lock();
-        let r = inner.entries.get(id)?;
-        let current = r.checked == Some(data_version) && derived_status(&r.stored_status, r.ends_at, now) == r.status;
-        current.then(|| r.json.clone())
+        ids.iter()
+            .map(|id| match inner.entries.get(id) {
+                Some(r) if data_version.is_some() && r.checked == data_version && now < r.status_until => Kept::Current(r.json.clone()),
+                Some(_) => Kept::Unverified,
+                None => Kept::Nothing,
+            })
+            .collect()
     }
 
     fn at_revision(&self, id: &str, revision: i64, status: &str, data_version: Option<i64>) -> Option<Bytes> {

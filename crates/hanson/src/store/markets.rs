@@ -476,6 +476,10 @@ impl<T: Clone> Cached<T> {
 }
 
 impl CacheInner {
+    fn page_of(&self, list: &[u32], window: Window) -> Vec<Arc<str>> {
+        window.of(list).map(|&n| self.ids[n as usize].clone()).collect()
+    }
+
     fn intern(&mut self, id: String) -> u32 {
         if let Some(&n) = self.numbers.get(id.as_str()) {
             return n;
@@ -516,23 +520,25 @@ impl SearchCache {
 
     /// The ids of one page of a cached list, read from its end for a descending sort, and the
     /// list's length.
-    fn page(&self, key: &str, versions: Versions, now: Micros, window: Window) -> Option<(Vec<String>, i64)> {
+    fn page(&self, key: &str, versions: Versions, now: Micros, window: Window) -> Option<(Vec<Arc<str>>, i64)> {
         let inner = self.lock();
         let list = inner.lists.get(key)?.current(versions, now)?;
-        let ids = window.of(&list).map(|&n| inner.ids[n as usize].to_string()).collect();
-        Some((ids, list.len() as i64))
+        Some((inner.page_of(&list, window), list.len() as i64))
     }
 
-    fn put_list(&self, key: String, versions: Versions, valid_until: Micros, ids: Vec<String>) {
+    /// Keeps a list and returns one page of it, as `page` would.
+    fn put_list(&self, key: String, versions: Versions, valid_until: Micros, ids: Vec<String>, window: Window) -> (Vec<Arc<str>>, i64) {
         let mut inner = self.lock();
         if inner.listed + ids.len() > MAX_LISTED_IDS {
             *inner = CacheInner::default();
         }
         inner.listed += ids.len();
         let numbers: Vec<u32> = ids.into_iter().map(|id| inner.intern(id)).collect();
+        let page = (inner.page_of(&numbers, window), numbers.len() as i64);
         if let Some(old) = inner.lists.insert(key, Cached { versions, valid_until, value: Arc::new(numbers) }) {
             inner.listed -= old.value.len();
         }
+        page
     }
 }
 
@@ -569,11 +575,20 @@ fn members_valid_until(c: &mut dyn Conn, q: &SearchMarkets, now: Micros) -> Resu
 /// Renderings of markets a caller keeps for search pages.
 pub trait Renderings {
     type Item;
-    /// A rendering known current under `data_version`, if its status still holds at `now`.
-    fn unchanged(&self, id: &str, data_version: i64, now: Micros) -> Option<Self::Item>;
+    /// For each id, what is kept of it: a rendering known current under `data_version` whose
+    /// status still holds at `now`, one to be checked against its revision, or nothing.
+    fn kept(&self, ids: &[Arc<str>], data_version: Option<i64>, now: Micros) -> Vec<Kept<Self::Item>>;
     /// A rendering made at this revision with this status; it becomes known current under
     /// `data_version`, which was read before the revision.
     fn at_revision(&self, id: &str, revision: i64, status: &str, data_version: Option<i64>) -> Option<Self::Item>;
+}
+
+/// What a caller keeps of one market of a search page.
+pub enum Kept<T> {
+    Current(T),
+    /// A rendering that is current only if the market's revision and status are unchanged.
+    Unverified,
+    Nothing,
 }
 
 /// One market of a search page: a rendering the caller keeps, or the market loaded to be
@@ -679,7 +694,7 @@ pub fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &
             let n = params.len();
             let order = order(q.sort.direction.as_sql());
             let sql = format!("SELECT m.id FROM markets m {where_sql} ORDER BY {order} LIMIT ${} OFFSET ${n}", n - 1);
-            let ids = c.query(&sql, &params)?.iter().map(|r| r.text(0)).collect::<Result<Vec<_>>>()?;
+            let ids = c.query(&sql, &params)?.iter().map(|r| Ok(Arc::from(r.text(0)?))).collect::<Result<Vec<_>>>()?;
             (ids, total)
         }
         (by_volume, data) => {
@@ -700,54 +715,56 @@ pub fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &
                     let sql = format!("SELECT m.id FROM markets m {where_sql} ORDER BY {order}");
                     let all = c.query(&sql, &params)?.iter().map(|r| r.text(0)).collect::<Result<Vec<_>>>()?;
                     let valid_until = members_valid_until(c, q, now)?;
-                    let page_ids = window.of(&all).cloned().collect();
-                    let total = all.len() as i64;
-                    cache.put_list(key, versions, valid_until, all);
-                    (page_ids, total)
+                    cache.put_list(key, versions, valid_until, all, window)
                 }
             }
         }
     };
     let data_version = current.data;
-    // Renderings known current under this data version need no read; the rest are checked
-    // against their markets' revisions in one narrow read.
-    let mut hits: HashMap<String, R::Item> = HashMap::new();
-    let mut unknown: Vec<&String> = Vec::new();
-    for id in &ids {
-        match data_version.and_then(|version| renderings.unchanged(id, version, now)) {
-            Some(rendering) => {
-                hits.insert(id.clone(), rendering);
+    // Renderings known current under this data version need no read; the others kept are
+    // checked against their markets' revisions in one narrow read; the rest are loaded.
+    let mut hits: Vec<Option<R::Item>> = Vec::with_capacity(ids.len());
+    let mut unverified: HashMap<&str, usize> = HashMap::new();
+    let mut missing: HashMap<String, usize> = HashMap::new();
+    for (position, kept) in renderings.kept(&ids, data_version, now).into_iter().enumerate() {
+        hits.push(match kept {
+            Kept::Current(rendering) => Some(rendering),
+            Kept::Unverified => {
+                unverified.insert(&ids[position], position);
+                None
             }
-            None => unknown.push(id),
-        }
+            Kept::Nothing => {
+                missing.insert(ids[position].to_string(), position);
+                None
+            }
+        });
     }
-    let mut missing: Vec<String> = Vec::new();
-    if !unknown.is_empty() {
-        let (list, params) = id_list(&unknown);
+    if !unverified.is_empty() {
+        let unverified_ids: Vec<&str> = unverified.keys().copied().collect();
+        let (list, params) = id_list(&unverified_ids);
         let sql = format!("SELECT id, revision, status, ends_at FROM markets WHERE id IN ({list})");
         for row in &c.query(&sql, &params)? {
             let (id, revision, stored_status, ends_at) = (row.text(0)?, row.int(1)?, row.text(2)?, row.int(3)?);
+            let position = unverified[id.as_str()];
             match renderings.at_revision(&id, revision, derived_status(&stored_status, ends_at, now), data_version) {
-                Some(rendering) => {
-                    hits.insert(id, rendering);
+                Some(rendering) => hits[position] = Some(rendering),
+                None => {
+                    missing.insert(id, position);
                 }
-                None => missing.push(id),
             }
         }
     }
-    let mut loaded: HashMap<String, MarketRecord> = HashMap::new();
+    let mut data: Vec<Option<SearchHit<R::Item>>> = hits.into_iter().map(|hit| hit.map(SearchHit::Cached)).collect();
     if !missing.is_empty() {
-        let (list, params) = id_list(&missing);
+        let missing_ids: Vec<&String> = missing.keys().collect();
+        let (list, params) = id_list(&missing_ids);
         let sql = format!("SELECT {MARKET_COLUMNS} {MARKET_FROM} WHERE m.id IN ({list})");
         let rows = c.query(&sql, &params)?.iter().map(market_from_row).collect::<Result<Vec<_>>>()?;
-        loaded = load_details(c, rows)?.into_iter().map(|m| (m.id.clone(), m)).collect();
+        for m in load_details(c, rows)? {
+            let position = missing[&m.id];
+            data[position] = Some(SearchHit::Loaded(m));
+        }
     }
-    let data = ids
-        .iter()
-        .map(|id| match hits.remove(id) {
-            Some(rendering) => Ok(SearchHit::Cached(rendering)),
-            None => loaded.remove(id).map(SearchHit::Loaded).ok_or_else(|| Error::internal("searched market vanished")),
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let data = data.into_iter().map(|hit| hit.ok_or_else(|| Error::internal("searched market vanished"))).collect::<Result<Vec<_>>>()?;
     Ok(SearchPage { page: Page::new(data, q.page, total), data_version })
 }
