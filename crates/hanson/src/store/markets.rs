@@ -446,7 +446,9 @@ struct Cached<T> {
 /// Search results kept per node: the ordered market ids of each (filters, sort) and the exact
 /// total of each filter set, valid while the versions they were read under are current. A page
 /// is then a slice of a list; only volume-sorted searches without a kept data version go to the
-/// database for their ids every time.
+/// database for their ids every time. A filtered list is derived in memory from the unfiltered
+/// list of its sort and a catalog of every market's filtered columns; only a text query is
+/// matched in SQL, once per filter set.
 #[derive(Default)]
 pub struct SearchCache {
     inner: Mutex<CacheInner>,
@@ -462,10 +464,42 @@ struct CacheInner {
     ids: Vec<Arc<str>>,
     numbers: HashMap<Arc<str>, u32>,
     listed: usize,
+    /// What the filters read of every market, by number: a filtered list is derived from the
+    /// unfiltered list of its sort in memory instead of read row by row.
+    catalog: Option<Cached<Arc<Vec<Option<Filtered>>>>>,
+    /// The markets each filter set with a text query matches, whatever the sort.
+    matches: HashMap<String, Cached<Arc<std::collections::HashSet<u32>>>>,
+}
+
+/// The columns of a market that search filters other than the text query read.
+struct Filtered {
+    provider_id: Arc<str>,
+    token_id: Arc<str>,
+    category: Option<Arc<str>>,
+    stored_status: Arc<str>,
+    ends_at: Micros,
+}
+
+impl Filtered {
+    /// Whether the market passes the query's filters at `now`, as the SQL filters decide.
+    fn admits(&self, q: &SearchMarkets, now: Micros) -> bool {
+        let status_holds = match q.status.as_deref() {
+            None => true,
+            Some("active") => &*self.stored_status == "active" && self.ends_at > now,
+            Some("closed") => &*self.stored_status == "active" && self.ends_at <= now,
+            Some(other) => &*self.stored_status == other,
+        };
+        status_holds
+            && q.provider_id.as_deref().is_none_or(|v| &*self.provider_id == v)
+            && q.token_id.as_deref().is_none_or(|v| &*self.token_id == v)
+            && q.category.as_deref().is_none_or(|v| self.category.as_deref() == Some(v))
+    }
 }
 
 /// Ids all lists hold together at most; the whole cache starts over when a list would pass it.
 const MAX_LISTED_IDS: usize = 8_000_000;
+/// The gate of the catalog's build (no list key looks like it).
+const CATALOG_GATE: &str = "catalog";
 /// Filter sets whose totals are kept at most.
 const MAX_CACHED_TOTALS: usize = 4096;
 
@@ -508,6 +542,70 @@ impl SearchCache {
             inner.totals.clear();
         }
         inner.totals.insert(key, entry);
+    }
+
+    /// Keeps what the filters read of every market, as loaded under `versions` (the set
+    /// version alone: no filter reads a column a trade changes).
+    fn put_catalog(&self, versions: Versions, rows: Vec<(String, Filtered)>) {
+        let mut inner = self.lock();
+        if inner.listed + rows.len() > MAX_LISTED_IDS {
+            *inner = CacheInner::default();
+        }
+        let mut catalog: Vec<Option<Filtered>> = Vec::new();
+        for (id, filtered) in rows {
+            let n = inner.intern(id) as usize;
+            if catalog.len() <= n {
+                catalog.resize_with(n + 1, || None);
+            }
+            catalog[n] = Some(filtered);
+        }
+        inner.catalog = Some(Cached { versions, valid_until: Micros::MAX, value: Arc::new(catalog) });
+    }
+
+    fn has_catalog(&self, versions: Versions) -> bool {
+        self.lock().catalog.as_ref().is_some_and(|c| c.versions == versions)
+    }
+
+    fn has_matches(&self, filters_key: &str, versions: Versions, now: Micros) -> bool {
+        self.lock().matches.get(filters_key).is_some_and(|m| m.current(versions, now).is_some())
+    }
+
+    fn put_matches(&self, filters_key: String, versions: Versions, valid_until: Micros, ids: Vec<String>) {
+        let mut inner = self.lock();
+        if inner.matches.len() >= MAX_CACHED_TOTALS {
+            inner.matches.clear();
+        }
+        let numbers = ids.into_iter().map(|id| inner.intern(id)).collect();
+        inner.matches.insert(filters_key, Cached { versions, valid_until, value: Arc::new(numbers) });
+    }
+
+    /// Derives the list of `q` under `key` from the current list under `base_key` and the
+    /// catalog: the markets `q`'s filters admit, and with a text query only those it matches.
+    /// None when the base list, the catalog or the matches are no longer current.
+    #[allow(clippy::too_many_arguments)]
+    fn derive_list(&self, key: String, versions: Versions, valid_until: Micros, base_key: &str, filters_key: &str, set_versions: Versions, q: &SearchMarkets, now: Micros, window: Window) -> Option<(Vec<Arc<str>>, i64)> {
+        let mut inner = self.lock();
+        let base = inner.lists.get(base_key)?.current(versions, now)?;
+        let catalog = inner.catalog.as_ref().filter(|c| c.versions == set_versions)?.value.clone();
+        let matching = match q.search_query {
+            Some(_) => Some(inner.matches.get(filters_key)?.current(set_versions, now)?),
+            None => None,
+        };
+        let numbers: Vec<u32> = base
+            .iter()
+            .copied()
+            .filter(|&n| catalog.get(n as usize).and_then(Option::as_ref).is_some_and(|f| f.admits(q, now)))
+            .filter(|n| matching.as_ref().is_none_or(|m| m.contains(n)))
+            .collect();
+        if inner.listed + numbers.len() > MAX_LISTED_IDS {
+            return None;
+        }
+        inner.listed += numbers.len();
+        let page = (inner.page_of(&numbers, window), numbers.len() as i64);
+        if let Some(old) = inner.lists.insert(key, Cached { versions, valid_until, value: Arc::new(numbers) }) {
+            inner.listed -= old.value.len();
+        }
+        Some(page)
     }
 
     fn gate(&self, key: &str) -> Arc<Mutex<()>> {
@@ -558,6 +656,47 @@ impl Window {
             Box::new(ascending.iter().skip(self.offset).take(self.limit))
         }
     }
+}
+
+/// One page of the list under `key`: from the cache, or built by `build` (which keeps it) once
+/// across concurrent misses.
+fn cached_list(
+    cache: &SearchCache,
+    key: &str,
+    versions: Versions,
+    now: Micros,
+    window: Window,
+    build: impl FnOnce(&SearchCache) -> Result<(Vec<Arc<str>>, i64)>,
+) -> Result<(Vec<Arc<str>>, i64)> {
+    if let Some(hit) = cache.page(key, versions, now, window) {
+        return Ok(hit);
+    }
+    let gate = cache.gate(key);
+    let _building = gate.lock().unwrap_or_else(|e| e.into_inner());
+    // The request this one waited for may have built the list meanwhile.
+    match cache.page(key, versions, now, window) {
+        Some(hit) => Ok(hit),
+        None => build(cache),
+    }
+}
+
+/// Every market's filtered columns, for the catalog.
+fn catalog_rows(c: &mut dyn Conn) -> Result<Vec<(String, Filtered)>> {
+    let mut labels: HashMap<String, Arc<str>> = HashMap::new();
+    let mut label = |text: String| labels.entry(text).or_insert_with_key(|t| Arc::from(t.as_str())).clone();
+    c.query("SELECT id, provider_id, token_id, category, status, ends_at FROM markets", &[])?
+        .iter()
+        .map(|r| {
+            let filtered = Filtered {
+                provider_id: label(r.text(1)?),
+                token_id: label(r.text(2)?),
+                category: r.opt_text(3)?.map(&mut label),
+                stored_status: label(r.text(4)?),
+                ends_at: r.int(5)?,
+            };
+            Ok((r.text(0)?, filtered))
+        })
+        .collect()
 }
 
 /// Until when a search filtered by a time-derived status keeps its members: the next end of an
@@ -702,22 +841,41 @@ pub fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &
             // One ascending list serves both directions: a descending order is its reverse.
             let order = order("ASC");
             let key = format!("{filters_key} ORDER BY {order}");
-            let mut cached = cache.page(&key, versions, now, window);
-            let gate = cached.is_none().then(|| cache.gate(&key));
-            let building = gate.as_ref().map(|g| g.lock().unwrap_or_else(|e| e.into_inner()));
-            if building.is_some() {
-                // The request this one waited for may have built the list meanwhile.
-                cached = cache.page(&key, versions, now, window);
-            }
-            match cached {
-                Some(hit) => hit,
-                None => {
-                    let sql = format!("SELECT m.id FROM markets m {where_sql} ORDER BY {order}");
-                    let all = c.query(&sql, &params)?.iter().map(|r| r.text(0)).collect::<Result<Vec<_>>>()?;
-                    let valid_until = members_valid_until(c, q, now)?;
-                    cache.put_list(key, versions, valid_until, all, window)
+            let base_key = format!("{:?} ORDER BY {order}", (None::<()>, None::<()>, None::<()>, None::<()>, None::<()>));
+            let filtered = key != base_key;
+            let page = cached_list(cache, &key, versions, now, window, |cache| {
+                let valid_until = members_valid_until(c, q, now)?;
+                if filtered {
+                    // Derived in memory from the unfiltered list and the catalog; the text
+                    // query alone is matched in SQL.
+                    let unfiltered = Window { offset: 0, limit: 0, descending: false };
+                    cached_list(cache, &base_key, versions, now, unfiltered, |cache| {
+                        let sql = format!("SELECT m.id FROM markets m ORDER BY {order}");
+                        let all = c.query(&sql, &[])?.iter().map(|r| r.text(0)).collect::<Result<Vec<_>>>()?;
+                        Ok(cache.put_list(base_key.clone(), versions, Micros::MAX, all, unfiltered))
+                    })?;
+                    let catalog_versions = Versions { data: None, ..current };
+                    if !cache.has_catalog(catalog_versions) {
+                        let gate = cache.gate(CATALOG_GATE);
+                        let _building = gate.lock().unwrap_or_else(|e| e.into_inner());
+                        if !cache.has_catalog(catalog_versions) {
+                            cache.put_catalog(catalog_versions, catalog_rows(c)?);
+                        }
+                    }
+                    if q.search_query.is_some() && !cache.has_matches(&filters_key, catalog_versions, now) {
+                        let sql = format!("SELECT m.id FROM markets m {where_sql}");
+                        let ids = c.query(&sql, &params)?.iter().map(|r| r.text(0)).collect::<Result<Vec<_>>>()?;
+                        cache.put_matches(filters_key.clone(), catalog_versions, valid_until, ids);
+                    }
+                    if let Some(page) = cache.derive_list(key.clone(), versions, valid_until, &base_key, &filters_key, catalog_versions, q, now, window) {
+                        return Ok(page);
+                    }
                 }
-            }
+                let sql = format!("SELECT m.id FROM markets m {where_sql} ORDER BY {order}");
+                let all = c.query(&sql, &params)?.iter().map(|r| r.text(0)).collect::<Result<Vec<_>>>()?;
+                Ok(cache.put_list(key.clone(), versions, valid_until, all, window))
+            })?;
+            page
         }
     };
     let data_version = current.data;

@@ -449,3 +449,68 @@ async fn search_totals_follow_every_change_of_the_market_set() {
     expected = [2, 1, 1, 1, 0, 1, 1];
     check(expected).await;
 }
+
+/// Ids of one search, all on one page.
+async fn searched_ids(f: &Fixture, filters: &Value, field: &str, direction: &str) -> Vec<Value> {
+    let body = json!({ "filters": filters, "sort": { "field": field, "direction": direction }, "pagination": { "per_page": 100 } });
+    let r = f.app.post("/v1/markets/search", None, body).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    r.body["data"].as_array().unwrap().clone()
+}
+
+/// A filtered search lists exactly the markets of the unfiltered search, in the same sort,
+/// that its filters admit, whichever of the two is asked first.
+#[tokio::test]
+async fn filtered_searches_keep_the_order_of_their_sort() {
+    let f = Fixture::new().await;
+    let other_token = f.app.create_token("DAI");
+    f.app.fund_treasury(&f.provider, &other_token, 10_000 * ONE_TOKEN).await;
+    // Ends in an order unrelated to creation; one market cancelled, one on another token.
+    for (i, hours) in [5, 2, 9, 1, 7, 3, 8, 4].into_iter().enumerate() {
+        let mut body = f.market_body(2);
+        body["question"] = json!(format!("Question {i} about {}", if i % 3 == 0 { "Rain" } else { "sun" }));
+        body["metadata"]["category"] = json!(if i % 2 == 0 { "weather" } else { "sports" });
+        body["ends_at"] = json!(iso(hours * 3600));
+        if i == 5 {
+            body["token_id"] = json!(other_token);
+        }
+        let r = f.create_market(body).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+        if i == 4 {
+            let path = format!("/v1/providers/markets/{}/cancel", r.body["market"]["id"].as_str().unwrap());
+            let cancel = f.app.post(&path, Some(&f.provider.key), json!({ "canceller_wallet_id": "ops", "reason": "test" })).await;
+            assert_eq!(cancel.status, StatusCode::OK, "{}", cancel.body);
+        }
+    }
+    let admits = |filters: &Value, m: &Value| {
+        let text = filters["search_query"].as_str().map(str::to_lowercase);
+        filters["category"].as_str().is_none_or(|c| m["category"] == c)
+            && filters["status"].as_str().is_none_or(|s| m["status"] == s)
+            && filters["token_id"].as_str().is_none_or(|t| m["token"]["id"] == t)
+            && text.is_none_or(|t| {
+                m["question"].as_str().unwrap().to_lowercase().contains(&t) || m["description"].as_str().unwrap().to_lowercase().contains(&t)
+            })
+    };
+    let filter_sets = [
+        json!({ "category": "weather" }),
+        json!({ "status": "active" }),
+        json!({ "status": "cancelled" }),
+        json!({ "search_query": "rain" }),
+        json!({ "token_id": other_token }),
+        json!({ "category": "sports", "status": "active", "search_query": "sun" }),
+    ];
+    let mut sizes = Vec::new();
+    for filters in &filter_sets {
+        for (field, direction) in [("closes_at", "asc"), ("created_at", "desc"), ("closes_at", "desc"), ("total_volume", "asc")] {
+            let filtered: Vec<Value> = searched_ids(&f, filters, field, direction).await.iter().map(|m| m["id"].clone()).collect();
+            let all = searched_ids(&f, &json!({}), field, direction).await;
+            assert_eq!(all.len(), 8);
+            let expected: Vec<Value> = all.iter().filter(|m| admits(filters, m)).map(|m| m["id"].clone()).collect();
+            assert_eq!(filtered, expected, "{filters} by {field} {direction}");
+            if field == "closes_at" && direction == "asc" {
+                sizes.push(filtered.len());
+            }
+        }
+    }
+    assert_eq!(sizes, [4, 7, 1, 3, 1, 3], "the filters select what the markets were made to match");
+}
