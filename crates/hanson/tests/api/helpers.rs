@@ -181,6 +181,12 @@ impl TestApp {
     }
 }
 
+/// Sends a request built by hand (to another node, say) and returns its JSON body.
+#[allow(dead_code)]
+pub async fn json_of(request: reqwest::RequestBuilder) -> Value {
+    request.send().await.unwrap().json().await.unwrap()
+}
+
 pub fn uuid() -> String {
     uuid::Uuid::new_v4().to_string()
 }

@@ -43,25 +43,10 @@ impl Drop for Node {
 
 /// nonce -> sign -> login against one node.
 async fn login_at(client: &reqwest::Client, base: &str, provider_id: &str, wallet: &TestWallet) -> Session {
-    let nonce: Value = client
-        .post(format!("{base}/v1/auth/nonce"))
-        .json(&json!({ "wallet_address": wallet.address, "provider_id": provider_id }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let nonce = json_of(client.post(format!("{base}/v1/auth/nonce")).json(&json!({ "wallet_address": wallet.address, "provider_id": provider_id }))).await;
     let nonce = nonce["nonce"].as_str().unwrap();
-    let body: Value = client
-        .post(format!("{base}/v1/auth/login"))
-        .json(&json!({ "provider_id": provider_id, "wallet_address": wallet.address, "signature": wallet.sign(&login_message(nonce)), "nonce": nonce }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let login = json!({ "provider_id": provider_id, "wallet_address": wallet.address, "signature": wallet.sign(&login_message(nonce)), "nonce": nonce });
+    let body = json_of(client.post(format!("{base}/v1/auth/login")).json(&login)).await;
     Session::from_body(&body)
 }
 

@@ -51,16 +51,7 @@ async fn two_nodes_share_one_database() {
     app.fund_treasury(&provider, &token_id, 5 * ONE_TOKEN).await;
 
     // What one node wrote, the other reads.
-    let treasury: serde_json::Value = app
-        .client
-        .get(format!("{other}/v1/providers/treasury"))
-        .bearer_auth(&provider.key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let treasury = json_of(app.client.get(format!("{other}/v1/providers/treasury")).bearer_auth(&provider.key)).await;
     assert_eq!(treasury["balances"][0]["balance"], (5 * ONE_TOKEN).to_string());
 
     // Concurrent first deposits into one new wallet through both nodes: the wallet and its
@@ -102,16 +93,7 @@ async fn two_nodes_share_one_database() {
 
     let expected: u128 = (1..=24u128).sum::<u128>() + 1000;
     for base in [&app.base, &other] {
-        let wallet: serde_json::Value = app
-            .client
-            .get(format!("{base}/v1/providers/wallets/{address}"))
-            .bearer_auth(&provider.key)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let wallet = json_of(app.client.get(format!("{base}/v1/providers/wallets/{address}")).bearer_auth(&provider.key)).await;
         assert_eq!(wallet["balances"][0]["balance"], expected.to_string(), "{wallet}");
     }
 
