@@ -115,7 +115,20 @@ impl Row {
 
 /// `$first, $first+1, ...`: `count` placeholders.
 pub fn placeholders(first: usize, count: usize) -> String {
-    (first..first + count).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
+    let mut out = String::with_capacity(count * 5);
+    push_placeholders(&mut out, first, count);
+    out
+}
+
+/// Statements are built on every call of the hot paths; one buffer, no formatting machinery.
+fn push_placeholders(out: &mut String, first: usize, count: usize) {
+    use std::fmt::Write;
+    for i in first..first + count {
+        if i > first {
+            out.push_str(", ");
+        }
+        let _ = write!(out, "${i}");
+    }
 }
 
 /// An `IN (...)` list of `ids` as `$1, $2, ...` and its parameters. The list is padded to a
@@ -129,7 +142,16 @@ pub fn id_list<S: AsRef<str>>(ids: &[S]) -> (String, Vec<Param<'_>>) {
 
 /// `($1, ..., $columns), ($columns+1, ...), ...`: a multi-row VALUES list.
 pub fn value_rows(rows: usize, columns: usize) -> String {
-    (0..rows).map(|r| format!("({})", placeholders(r * columns + 1, columns))).collect::<Vec<_>>().join(", ")
+    let mut out = String::with_capacity(rows * (columns * 5 + 4));
+    for r in 0..rows {
+        if r > 0 {
+            out.push_str(", ");
+        }
+        out.push('(');
+        push_placeholders(&mut out, r * columns + 1, columns);
+        out.push(')');
+    }
+    out
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -183,6 +205,13 @@ mod tests {
             Param::Text(s) => s.to_string(),
             other => panic!("not text: {other:?}"),
         }).collect()
+    }
+
+    #[test]
+    fn value_rows_number_placeholders_across_rows() {
+        assert_eq!(value_rows(1, 1), "($1)");
+        assert_eq!(value_rows(2, 3), "($1, $2, $3), ($4, $5, $6)");
+        assert_eq!(placeholders(9, 3), "$9, $10, $11");
     }
 
     #[test]
