@@ -21,8 +21,8 @@ pub fn lookup(c: &mut dyn Conn, principal: &str, key: &str, request_hash: &[u8],
         &[Param::Text(principal), Param::Text(key)],
     )?;
     let Some(row) = row else { return Ok(Prior::None) };
+    // An expired record is replaced by `save`; the lookup itself writes nothing.
     if row.int(3)? + RETENTION_MICROS <= now {
-        c.exec("DELETE FROM idempotency_keys WHERE principal = $1 AND key = $2", &[Param::Text(principal), Param::Text(key)])?;
         return Ok(Prior::None);
     }
     if row.blob(0)? != request_hash {
@@ -32,12 +32,15 @@ pub fn lookup(c: &mut dyn Conn, principal: &str, key: &str, request_hash: &[u8],
     Ok(Prior::Replay { status: row.int(1)? as u16, body })
 }
 
-/// Records the response; if another request with the same key committed first, this one
-/// is refused (and its operation rolled back with it).
+/// Records the response, replacing an expired record of the same key; if another request
+/// with the same key committed first, this one is refused (and its operation rolled back
+/// with it).
 pub fn save(c: &mut dyn Conn, principal: &str, key: &str, request_hash: &[u8], status: u16, body: &Value, now: Micros) -> Result<()> {
     let inserted = c.exec(
         "INSERT INTO idempotency_keys (principal, key, request_hash, status, response, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (principal, key) DO NOTHING",
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (principal, key) DO UPDATE \
+         SET request_hash = excluded.request_hash, status = excluded.status, response = excluded.response, \
+         created_at = excluded.created_at WHERE idempotency_keys.created_at <= $7",
         &[
             Param::Text(principal),
             Param::Text(key),
@@ -45,6 +48,7 @@ pub fn save(c: &mut dyn Conn, principal: &str, key: &str, request_hash: &[u8], s
             Param::Int(i64::from(status)),
             Param::Text(&body.to_string()),
             Param::Int(now),
+            Param::Int(now - RETENTION_MICROS),
         ],
     )?;
     if inserted == 0 {

@@ -68,12 +68,13 @@ pub fn balance(c: &mut dyn Conn, account_id: &str) -> Result<u128> {
     }
 }
 
-fn ensure_account(c: &mut dyn Conn, account: &Account<'_>, token_id: &str) -> Result<u128> {
-    let lock = c.lock_clause();
-    let sql = format!("SELECT balance FROM accounts WHERE id = $1{lock}");
-    if let Some(row) = c.query_opt(&sql, &[Param::Text(account.id)])? {
-        return row.money(0);
-    }
+/// The balance of an account that exists; `None` for one never used.
+fn stored_balance(c: &mut dyn Conn, account_id: &str) -> Result<Option<u128>> {
+    let sql = format!("SELECT balance FROM accounts WHERE id = $1{}", c.lock_clause());
+    c.query_opt(&sql, &[Param::Text(account_id)])?.map(|row| row.money(0)).transpose()
+}
+
+fn create_account(c: &mut dyn Conn, account: &Account<'_>, token_id: &str, balance: u128) -> Result<()> {
     c.exec(
         "INSERT INTO accounts (id, kind, owner_id, token_id, balance) VALUES ($1, $2, $3, $4, $5)",
         &[
@@ -81,10 +82,10 @@ fn ensure_account(c: &mut dyn Conn, account: &Account<'_>, token_id: &str) -> Re
             Param::Text(account.kind.as_str()),
             account.owner_id.into(),
             Param::Text(token_id),
-            Param::Money(0),
+            Param::Money(balance),
         ],
     )?;
-    Ok(0)
+    Ok(())
 }
 
 fn set_balance(c: &mut dyn Conn, account_id: &str, balance: u128) -> Result<()> {
@@ -105,44 +106,65 @@ pub struct Transfer<'a> {
     pub at: i64,
 }
 
-/// Balances of the accounts a batch of transfers touched: (before, after) per account id.
+/// Balances of the accounts a batch of transfers touched: before and after, per account.
 #[derive(Debug, Default)]
-pub struct Touched(Vec<(String, u128, u128)>);
+pub struct Touched(Vec<TouchedAccount>);
+
+#[derive(Debug)]
+struct TouchedAccount {
+    id: String,
+    before: u128,
+    after: u128,
+    /// Not yet stored: created on first use, with a zero opening balance.
+    new: Option<(Kind, Option<String>, String)>,
+}
 
 impl Touched {
+    fn get(&self, account_id: &str) -> Option<&TouchedAccount> {
+        self.0.iter().find(|t| t.id == account_id)
+    }
+
     pub fn before(&self, account_id: &str) -> u128 {
-        self.0.iter().find(|(id, _, _)| id == account_id).map_or(0, |t| t.1)
+        self.get(account_id).map_or(0, |t| t.before)
     }
 
     pub fn after(&self, account_id: &str) -> u128 {
-        self.0.iter().find(|(id, _, _)| id == account_id).map_or(0, |t| t.2)
+        self.get(account_id).map_or(0, |t| t.after)
     }
 }
 
 /// Applies transfers in order, as if one after another (each debit must be covered by the
 /// account's running balance), but reads and writes each account once and records all
-/// transfer rows in one statement. Zero amounts record nothing.
+/// transfer rows in one statement. Zero amounts record nothing. Every check comes before
+/// the first write, so a refused batch of transfers writes nothing.
 pub fn apply(c: &mut dyn Conn, transfers: &[Transfer<'_>]) -> Result<Touched, TransferError> {
     let mut touched = Touched::default();
     for t in transfers {
         for side in [&t.from, &t.to].into_iter().flatten() {
-            if !touched.0.iter().any(|(id, _, _)| id == side.id) {
-                let balance = ensure_account(c, side, t.token_id)?;
-                touched.0.push((side.id.to_string(), balance, balance));
+            if touched.get(side.id).is_none() {
+                let stored = stored_balance(c, side.id)?;
+                let new = stored.is_none().then(|| (side.kind, side.owner_id.map(str::to_string), t.token_id.to_string()));
+                let balance = stored.unwrap_or(0);
+                touched.0.push(TouchedAccount { id: side.id.to_string(), before: balance, after: balance, new });
             }
         }
         if let Some(from) = &t.from {
-            let entry = touched.0.iter_mut().find(|(id, _, _)| id == from.id).expect("touched above");
-            entry.2 = entry.2.checked_sub(t.amount).ok_or(TransferError::Insufficient { balance: entry.2 })?;
+            let entry = touched.0.iter_mut().find(|a| a.id == from.id).expect("touched above");
+            entry.after = entry.after.checked_sub(t.amount).ok_or(TransferError::Insufficient { balance: entry.after })?;
         }
         if let Some(to) = &t.to {
-            let entry = touched.0.iter_mut().find(|(id, _, _)| id == to.id).expect("touched above");
-            entry.2 = entry.2.checked_add(t.amount).ok_or(TransferError::Overflow)?;
+            let entry = touched.0.iter_mut().find(|a| a.id == to.id).expect("touched above");
+            entry.after = entry.after.checked_add(t.amount).ok_or(TransferError::Overflow)?;
         }
     }
-    for (id, before, after) in &touched.0 {
-        if before != after {
-            set_balance(c, id, *after)?;
+    for account in &touched.0 {
+        match &account.new {
+            Some((kind, owner_id, token_id)) => {
+                let side = Account { id: &account.id, kind: *kind, owner_id: owner_id.as_deref() };
+                create_account(c, &side, token_id, account.after)?;
+            }
+            None if account.before != account.after => set_balance(c, &account.id, account.after)?,
+            None => {}
         }
     }
     let recorded: Vec<&Transfer<'_>> = transfers.iter().filter(|t| t.amount > 0).collect();

@@ -248,16 +248,10 @@ pub fn place_bet(c: &mut dyn Conn, trader: &Trader, address: &str, req: &BetRequ
         fee_payer: wallet_side(&account, &trader.wallet_id),
         fee: quote.fee,
     };
-    let touched = move_trade_money(c, &m, money, &bet_id, now).map_err(|e| match e {
-        Error::Rule { code: "insufficient_balance", .. } => {
-            Error::rule("insufficient_balance", format!("wallet balance is below the bet amount {}", req.amount))
-        }
-        other => other,
-    })?;
-    let (balance_before, balance_after) = (touched.before(&account), touched.after(&account));
-
+    // Every check before the first write (see `Undo::WholeBatch`).
     let outcome = &m.outcomes[index];
-    let mut position = match position_of(c, &trader.wallet_id, &outcome.id)? {
+    let new_total_shares = checked_add(outcome.total_shares, quote.shares)?;
+    let (mut position, insert) = match position_of(c, &trader.wallet_id, &outcome.id)? {
         Some(p) => (p, false),
         None => (
             Position {
@@ -275,11 +269,19 @@ pub fn place_bet(c: &mut dyn Conn, trader: &Trader, address: &str, req: &BetRequ
             true,
         ),
     };
-    position.0.shares = checked_add(position.0.shares, quote.shares)?;
-    position.0.total_invested = checked_add(position.0.total_invested, quote.net_amount)?;
-    position.0.status = "active".into();
-    position.0.updated_at = now;
-    save_position(c, &position.0, position.1)?;
+    position.shares = checked_add(position.shares, quote.shares)?;
+    position.total_invested = checked_add(position.total_invested, quote.net_amount)?;
+    position.status = "active".into();
+    position.updated_at = now;
+
+    let touched = move_trade_money(c, &m, money, &bet_id, now).map_err(|e| match e {
+        Error::Rule { code: "insufficient_balance", .. } => {
+            Error::rule("insufficient_balance", format!("wallet balance is below the bet amount {}", req.amount))
+        }
+        other => other,
+    })?;
+    let (balance_before, balance_after) = (touched.before(&account), touched.after(&account));
+    save_position(c, &position, insert)?;
 
     record_trade(
         c,
@@ -294,7 +296,7 @@ pub fn place_bet(c: &mut dyn Conn, trader: &Trader, address: &str, req: &BetRequ
             net_amount: quote.net_amount,
             fee: quote.fee.total,
             shares: quote.shares,
-            new_total_shares: checked_add(outcome.total_shares, quote.shares)?,
+            new_total_shares,
             price: &quote.average_price,
             new_prices: &quote.new_prices,
             at: now,
@@ -312,7 +314,7 @@ pub fn place_bet(c: &mut dyn Conn, trader: &Trader, address: &str, req: &BetRequ
         "net_amount": Wei(quote.net_amount),
         "balance_before": Wei(balance_before),
         "balance_after": Wei(balance_after),
-        "position_id": position.0.id,
+        "position_id": position.id,
         "new_outcome_price": quote.new_prices[index].to_string(),
         "created_at": format_micros(now),
         "status": "confirmed",
