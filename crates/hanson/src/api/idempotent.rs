@@ -10,6 +10,7 @@ use crate::domain::time::now_micros;
 use crate::error::{Error, Result};
 use crate::store::idempotency::{self, Prior};
 use crate::store::sql::Conn;
+use crate::store::Undo;
 
 static REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
 
@@ -39,10 +40,20 @@ where
     A: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
     F: FnOnce(&mut dyn Conn, T) -> Result<(StatusCode, Value)> + Clone + Send + 'static,
 {
+    run_with(app, headers, principal, fingerprint, Undo::Savepoint, authorize, op).await
+}
+
+/// [`run`] for an `op` that may run without a savepoint (see [`Undo`]); the idempotency
+/// record is looked up before `op` and written after it.
+pub async fn run_with<A, T, F>(app: &AppState, headers: &HeaderMap, principal: String, fingerprint: Vec<u8>, undo: Undo, authorize: A, op: F) -> Result<Response>
+where
+    A: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
+    F: FnOnce(&mut dyn Conn, T) -> Result<(StatusCode, Value)> + Clone + Send + 'static,
+{
     let Some(key) = idempotency_key(headers)? else {
         let (status, body) = app
             .store
-            .write(move |c| {
+            .write_with(undo, move |c| {
                 let granted = authorize(c)?;
                 op(c, granted)
             })

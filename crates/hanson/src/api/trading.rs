@@ -17,6 +17,7 @@ use crate::domain::page::SearchRequest;
 use crate::domain::time::{now_micros, parse_timestamp, Micros};
 use crate::error::{Error, Result, Validator};
 use crate::store::history::{self, HoldingsQuery, PriceQuery, TradeQuery};
+use crate::store::Undo;
 use crate::store::trading::{self, BetRequest, CancelRequest, ResolveRequest, SellRequest, Trader};
 
 pub fn router() -> Router<AppState> {
@@ -77,7 +78,7 @@ async fn place_bet(
     v.finish()?;
     let request = BetRequest { market_id, outcome_id, amount: amount.unwrap_or(0) };
     let session = trader.clone();
-    idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, move |c| trading::live_session(c, &session), move |c, address| {
+    idempotent::run_with(&app, &headers, wallet_principal(&user), body.fingerprint, Undo::WholeBatch, move |c| trading::live_session(c, &session), move |c, address| {
         Ok((StatusCode::OK, trading::place_bet(c, &trader, &address, &request)?))
     })
     .await
@@ -109,7 +110,7 @@ async fn sell(
     let by = by.ok_or_else(|| Error::internal("validated sell form missing"))?;
     let request = SellRequest { market_id, outcome_id, by };
     let session = trader.clone();
-    idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, move |c| trading::live_session(c, &session), move |c, address| {
+    idempotent::run_with(&app, &headers, wallet_principal(&user), body.fingerprint, Undo::WholeBatch, move |c| trading::live_session(c, &session), move |c, address| {
         Ok((StatusCode::OK, trading::sell(c, &trader, &address, &request)?))
     })
     .await

@@ -23,6 +23,18 @@ pub enum Backend {
     Postgres(self::postgres::PostgresBackend),
 }
 
+/// How a failed write is undone when SQLite runs it in a group commit with others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Undo {
+    /// In a savepoint of its own: a failure at any point undoes this write alone. SQLite
+    /// copies every page the write touches into the savepoint's journal first.
+    Savepoint,
+    /// For writes that make every check before their first change: no savepoint. If one
+    /// fails after changing rows all the same (a storage error, a panic), the whole group
+    /// commit is rolled back and every write in it fails.
+    WholeBatch,
+}
+
 /// Connection settings. SQLite ignores them: it has one writer thread and its own readers.
 #[derive(Debug, Clone)]
 pub struct StoreOptions {
@@ -74,8 +86,18 @@ impl Store {
         T: Send + 'static,
         F: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
     {
+        self.write_with(Undo::Savepoint, op).await
+    }
+
+    /// [`Store::write`], saying how a failure of `op` is undone.
+    pub async fn write_with<T, F>(&self, undo: Undo, op: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
+    {
         match &self.backend {
-            Backend::Sqlite(b) => b.write(op).await,
+            Backend::Sqlite(b) => b.write(undo, op).await,
+            // Every write is a transaction of its own there.
             Backend::Postgres(b) => b.write(op).await,
         }
     }

@@ -1,19 +1,23 @@
-//! SQLite backend: one writer thread with group commit, plus reader threads that each own a
-//! read-only connection.
+//! SQLite backend: one writer thread with group commit, a flusher thread that makes commits
+//! durable, and reader threads that each own a read-only connection.
 //!
-//! Every write is a job that runs inside its own SAVEPOINT; the writer drains all queued jobs
-//! into one transaction and commits once, so concurrent writes share one fsync. A job's reply
-//! is sent only after COMMIT returns (WAL with synchronous=FULL: durable). A job that fails
-//! rolls back to its savepoint and leaves no trace.
+//! Every write is a job that runs inside its own SAVEPOINT; the writer drains the queued jobs
+//! into one transaction and commits once. A job that fails rolls back to its savepoint and
+//! leaves no trace. A job's reply is sent only after an fsync of the WAL that began after its
+//! COMMIT returned: the sync `synchronous=FULL` makes inside each COMMIT, moved to the flusher
+//! so that the writer runs the next batch while the disk flushes the last one, and one flush
+//! covers every commit made since the previous one. A committed batch is visible to readers
+//! from its COMMIT, up to one flush before it is durable.
 
 use std::path::{Path, PathBuf};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
 
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OpenFlags, ToSql};
 use tokio::sync::oneshot;
 
 use super::sql::{Conn, Dialect, Param, Row, Value};
+use super::Undo;
 use crate::error::{Error, Result};
 
 const MIGRATIONS: &[(i64, &str)] = &[
@@ -30,14 +34,24 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (11, include_str!("../../migrations/sqlite/0011_search_revisions.sql")),
 ];
 
-/// Most jobs one commit carries; bounds the latency a large batch adds to its first job.
-const MAX_BATCH: usize = 512;
+/// Most jobs one commit carries. Commits no longer wait for the disk, so small batches are
+/// cheap; they let replies stream back while later jobs run, instead of every client
+/// waiting for one large batch and then sending its next request at once.
+const MAX_BATCH: usize = 32;
 const READERS: usize = 8;
 /// Address space mapped per connection (the file is mapped once by the kernel, shared).
 const MMAP_BYTES: i64 = 1 << 32;
 
 type Finish = Box<dyn FnOnce(Result<(), String>) + Send>;
-type Job = Box<dyn FnOnce(&mut SqliteConn) -> Finish + Send>;
+/// Given the writer's connection, runs; given none, was refused before running.
+type Job = Box<dyn FnOnce(Option<&mut SqliteConn>) -> Ran + Send>;
+
+/// A job that has run: its reply, sent once the batch is durable or has failed, and whether
+/// it failed after changing rows that only a rollback of the whole batch can undo.
+struct Ran {
+    finish: Finish,
+    spoiled: bool,
+}
 /// A read, given the reader's connection (or why it could not be opened).
 type ReadJob = Box<dyn FnOnce(Result<&Connection>) + Send>;
 
@@ -74,7 +88,10 @@ fn open(path: &Path, read_only: bool) -> Result<Connection> {
     if !read_only {
         conn.pragma_update(None, "journal_mode", "WAL")?;
     }
-    conn.pragma_update(None, "synchronous", "FULL")?;
+    // COMMIT writes the WAL without syncing it; the flusher thread syncs it before any reply
+    // (see the module docs). Checkpoints still sync the WAL before copying it and the
+    // database file after.
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
     // Savepoint sub-journals live in memory: writing them to a temp file cost the writer
     // about a third of its time under load.
     conn.pragma_update(None, "temp_store", "MEMORY")?;
@@ -135,19 +152,18 @@ impl SqliteBackend {
         // Checkpoints run on their own connection and thread, not in the writer's commits.
         writer.pragma_update(None, "wal_autocheckpoint", 0)?;
         let checkpointer = open(&path, false)?;
+        let wal = PathBuf::from(format!("{}-wal", path.display()));
+        let flusher = Flusher::start(wal.clone())?;
         let (jobs, queue) = mpsc::channel::<Job>();
         std::thread::Builder::new()
             .name("sqlite-writer".into())
-            .spawn(move || run_writer(writer, queue))
+            .spawn(move || run_writer(writer, queue, flusher))
             .map_err(Error::internal)?;
         let alive = Arc::new(());
         let watch = Arc::downgrade(&alive);
         std::thread::Builder::new()
             .name("sqlite-checkpoint".into())
-            .spawn({
-                let wal = PathBuf::from(format!("{}-wal", path.display()));
-                move || run_checkpoints(checkpointer, wal, watch)
-            })
+            .spawn(move || run_checkpoints(checkpointer, wal, watch))
             .map_err(Error::internal)?;
         let (reads, read_queue) = mpsc::channel::<ReadJob>();
         let (read_queue, path) = (Arc::new(Mutex::new(read_queue)), Arc::new(path));
@@ -161,23 +177,34 @@ impl SqliteBackend {
         Ok(SqliteBackend { jobs, reads, _alive: alive })
     }
 
-    /// Runs `op` in the next group commit; resolves once that commit is durable.
-    pub async fn write<T, F>(&self, op: F) -> Result<T>
+    /// Runs `op` in the next group commit; resolves once that commit is flushed to disk.
+    pub async fn write<T, F>(&self, undo: Undo, op: F) -> Result<T>
     where
         T: Send + 'static,
         F: FnOnce(&mut dyn Conn) -> Result<T> + Send + 'static,
     {
         let (reply, answer) = oneshot::channel();
-        let job: Job = Box::new(move |conn: &mut SqliteConn| {
-            let result = run_in_savepoint(conn, op);
-            Box::new(move |committed: Result<(), String>| {
+        let job: Job = Box::new(move |conn: Option<&mut SqliteConn>| {
+            let (result, spoiled) = match (conn, undo) {
+                (None, _) => (None, false),
+                (Some(conn), Undo::Savepoint) => (Some(run_in_savepoint(conn, op)), false),
+                (Some(conn), Undo::WholeBatch) => {
+                    let changes = conn.conn.total_changes();
+                    let result = run_caught(conn, op);
+                    let spoiled = result.is_err() && conn.conn.total_changes() != changes;
+                    (Some(result), spoiled)
+                }
+            };
+            let finish: Finish = Box::new(move |committed: Result<(), String>| {
                 let outcome = match (result, committed) {
-                    (Ok(value), Ok(())) => Ok(value),
-                    (Ok(_), Err(cause)) => Err(Error::internal(format!("commit failed: {cause}"))),
-                    (Err(e), _) => Err(e),
+                    (Some(Ok(value)), Ok(())) => Ok(value),
+                    (Some(Err(e)), _) => Err(e),
+                    (_, Err(cause)) => Err(Error::internal(format!("not written: {cause}"))),
+                    (None, Ok(())) => Err(Error::internal("not written")),
                 };
                 let _ = reply.send(outcome);
-            })
+            });
+            Ran { finish, spoiled }
         });
         self.jobs.send(job).map_err(|_| Error::internal("sqlite writer stopped"))?;
         answer.await.map_err(|_| Error::internal("sqlite writer dropped a job"))?
@@ -231,13 +258,17 @@ fn run_reader(path: &Path, queue: &Mutex<mpsc::Receiver<ReadJob>>) {
     }
 }
 
+fn run_caught<T>(conn: &mut SqliteConn, op: impl FnOnce(&mut dyn Conn) -> Result<T>) -> Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| op(conn)))
+        .unwrap_or_else(|_| Err(Error::internal("store operation panicked")))
+}
+
 fn run_in_savepoint<T>(
     conn: &mut SqliteConn,
     op: impl FnOnce(&mut dyn Conn) -> Result<T>,
 ) -> Result<T> {
     run_cached(conn.conn, "SAVEPOINT job")?;
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| op(conn)))
-        .unwrap_or_else(|_| Err(Error::internal("store operation panicked")));
+    let result = run_caught(conn, op);
     if result.is_err() {
         run_cached(conn.conn, "ROLLBACK TO job")?;
     }
@@ -251,31 +282,131 @@ fn run_cached(conn: &Connection, sql: &str) -> Result<()> {
     Ok(())
 }
 
-fn run_writer(conn: Connection, queue: mpsc::Receiver<Job>) {
-    let mut finishers: Vec<Finish> = Vec::with_capacity(MAX_BATCH);
+fn run_writer(conn: Connection, queue: mpsc::Receiver<Job>, flusher: Flusher) {
     while let Ok(first) = queue.recv() {
-        if let Err(e) = run_cached(&conn, "BEGIN IMMEDIATE") {
-            let cause = e.to_string();
-            let mut sql_conn = SqliteConn { conn: &conn };
-            first(&mut sql_conn)(Err(cause));
+        let mut sql_conn = SqliteConn { conn: &conn };
+        // After a failed flush nothing more is written: the disk may have dropped data that
+        // SQLite believes is on it.
+        let refused = match flusher.failure() {
+            Some(cause) => Err(format!("the database could not be flushed to disk ({cause}); restart the service")),
+            None => run_cached(&conn, "BEGIN IMMEDIATE").map_err(|e| e.to_string()),
+        };
+        if let Err(cause) = refused {
+            (first(None).finish)(Err(cause));
             continue;
         }
-        let mut sql_conn = SqliteConn { conn: &conn };
-        finishers.push(first(&mut sql_conn));
-        while finishers.len() < MAX_BATCH {
+        let mut finishers: Vec<Finish> = Vec::with_capacity(MAX_BATCH);
+        let ran = first(Some(&mut sql_conn));
+        let mut spoiled = ran.spoiled;
+        finishers.push(ran.finish);
+        while !spoiled && finishers.len() < MAX_BATCH {
             match queue.try_recv() {
-                Ok(job) => finishers.push(job(&mut sql_conn)),
+                Ok(job) => {
+                    let ran = job(Some(&mut sql_conn));
+                    spoiled = ran.spoiled;
+                    finishers.push(ran.finish);
+                }
                 Err(_) => break,
             }
         }
-        let committed = run_cached(&conn, "COMMIT").map_err(|e| {
-            let _ = run_cached(&conn, "ROLLBACK");
-            e.to_string()
-        });
-        for finish in finishers.drain(..) {
-            finish(committed.clone());
+        let committed = if spoiled {
+            Err("an operation of the same group commit failed after writing; all were rolled back".to_string())
+        } else {
+            run_cached(&conn, "COMMIT").map_err(|e| e.to_string())
+        };
+        match committed {
+            Ok(()) => flusher.submit(finishers),
+            Err(cause) => {
+                let _ = run_cached(&conn, "ROLLBACK");
+                for finish in finishers {
+                    finish(Err(cause.clone()));
+                }
+            }
         }
     }
+}
+
+/// Hands committed batches to the flusher thread, which syncs the WAL and then replies.
+struct Flusher {
+    batches: mpsc::Sender<Vec<Finish>>,
+    failed: Arc<OnceLock<String>>,
+}
+
+impl Flusher {
+    fn start(wal: PathBuf) -> Result<Flusher> {
+        let (batches, committed) = mpsc::channel::<Vec<Finish>>();
+        let failed = Arc::new(OnceLock::new());
+        let failure = failed.clone();
+        std::thread::Builder::new()
+            .name("sqlite-flusher".into())
+            .spawn(move || run_flusher(&wal, &committed, &failure))
+            .map_err(Error::internal)?;
+        Ok(Flusher { batches, failed })
+    }
+
+    fn submit(&self, finishers: Vec<Finish>) {
+        if let Err(mpsc::SendError(finishers)) = self.batches.send(finishers) {
+            for finish in finishers {
+                finish(Err("the flusher stopped".into()));
+            }
+        }
+    }
+
+    fn failure(&self) -> Option<String> {
+        self.failed.get().cloned()
+    }
+}
+
+/// Syncs the WAL once for every committed batch queued so far, then replies to their jobs.
+/// Ends when the writer is gone and every batch has been flushed.
+fn run_flusher(wal: &Path, committed: &mpsc::Receiver<Vec<Finish>>, failed: &OnceLock<String>) {
+    let mut file: Option<WalFile> = None;
+    while let Ok(mut waiting) = committed.recv() {
+        while let Ok(more) = committed.try_recv() {
+            waiting.extend(more);
+        }
+        let flushed = match failed.get() {
+            Some(cause) => Err(cause.clone()),
+            None => sync_wal(wal, &mut file).map_err(|e| {
+                tracing::error!(error = %e, "WAL fsync failed; refusing further writes");
+                let cause = e.to_string();
+                let _ = failed.set(cause.clone());
+                cause
+            }),
+        };
+        for finish in waiting {
+            finish(flushed.clone());
+        }
+    }
+}
+
+/// The open WAL file and its identity, to notice when it was replaced.
+struct WalFile {
+    file: std::fs::File,
+    id: (u64, u64),
+}
+
+fn file_id(meta: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
+}
+
+/// fdatasync of the WAL, as SQLite's own commit sync does. The WAL is reopened if it is not
+/// the file open here (it is deleted when the last connection of any process closes); the
+/// first sync of a newly opened WAL also syncs its directory entry.
+fn sync_wal(wal: &Path, open: &mut Option<WalFile>) -> std::io::Result<()> {
+    let current = file_id(&std::fs::metadata(wal)?);
+    if open.as_ref().is_none_or(|f| f.id != current) {
+        let file = std::fs::File::open(wal)?;
+        let id = file_id(&file.metadata()?);
+        file.sync_data()?;
+        if let Some(dir) = wal.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::File::open(dir)?.sync_all()?;
+        }
+        *open = Some(WalFile { file, id });
+        return Ok(());
+    }
+    open.as_ref().map_or(Ok(()), |f| f.file.sync_data())
 }
 
 /// How often the checkpointer copies committed WAL frames into the database file.
@@ -310,12 +441,29 @@ fn run_checkpoints(conn: Connection, wal: PathBuf, alive: std::sync::Weak<()>) {
     }
 }
 
-/// `$1` -> `?1`: store SQL is written in PostgreSQL's placeholder style.
-fn translate(sql: &str) -> std::borrow::Cow<'_, str> {
-    if !sql.contains('$') {
-        return std::borrow::Cow::Borrowed(sql);
+/// Runs `f` on `sql` with `$1` written as `?1` (store SQL is in PostgreSQL's placeholder
+/// style), in a buffer reused across statements of this thread.
+fn translated<T>(sql: &str, f: impl FnOnce(&str) -> T) -> T {
+    thread_local! {
+        static BUFFER: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
     }
-    std::borrow::Cow::Owned(sql.replace('$', "?"))
+    if !sql.contains('$') {
+        return f(sql);
+    }
+    BUFFER.with(|buffer| match buffer.try_borrow_mut() {
+        Ok(mut buffer) => {
+            buffer.clear();
+            for (i, part) in sql.split('$').enumerate() {
+                if i > 0 {
+                    buffer.push('?');
+                }
+                buffer.push_str(part);
+            }
+            f(&buffer)
+        }
+        // Only if `f` itself translated another statement.
+        Err(_) => f(&sql.replace('$', "?")),
+    })
 }
 
 impl ToSql for Param<'_> {
@@ -337,13 +485,13 @@ impl Conn for SqliteConn<'_> {
     }
 
     fn exec(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64> {
-        let mut stmt = self.conn.prepare_cached(&translate(sql))?;
+        let mut stmt = translated(sql, |sql| self.conn.prepare_cached(sql))?;
         let changed = stmt.execute(rusqlite::params_from_iter(params.iter()))?;
         Ok(changed as u64)
     }
 
     fn query(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Row>> {
-        let mut stmt = self.conn.prepare_cached(&translate(sql))?;
+        let mut stmt = translated(sql, |sql| self.conn.prepare_cached(sql))?;
         let columns = stmt.column_count();
         let mut rows = stmt.query(rusqlite::params_from_iter(params.iter()))?;
         let mut out = Vec::new();
@@ -364,5 +512,88 @@ impl Conn for SqliteConn<'_> {
             out.push(Row(values));
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn scratch_backend(dir: &tempfile::TempDir) -> SqliteBackend {
+        let url = format!("sqlite://{}", dir.path().join("scratch.db").display());
+        let backend = SqliteBackend::open(&url).expect("open");
+        backend.write(Undo::Savepoint, |c| c.exec("CREATE TABLE scratch (name TEXT PRIMARY KEY)", &[])).await.expect("create");
+        backend
+    }
+
+    fn insert(c: &mut dyn Conn, name: &str) -> Result<u64> {
+        c.exec("INSERT INTO scratch (name) VALUES ($1)", &[Param::Text(name)])
+    }
+
+    async fn names(backend: &SqliteBackend) -> Vec<String> {
+        backend
+            .read(|c| c.query("SELECT name FROM scratch ORDER BY name", &[])?.iter().map(|r| r.text(0)).collect())
+            .await
+            .expect("read")
+    }
+
+    /// Submits `first` and then eight savepoint writes at once, so that they tend to share a
+    /// group commit; returns the result of `first` and those of the eight.
+    async fn with_batch_mates<F>(backend: &SqliteBackend, first: F) -> (Result<()>, Vec<Result<u64>>)
+    where
+        F: FnOnce(&mut dyn Conn) -> Result<()> + Send + 'static,
+    {
+        let first = tokio::spawn({
+            let backend = backend.clone();
+            async move { backend.write(Undo::WholeBatch, first).await }
+        });
+        let mates: Vec<_> = (0..8)
+            .map(|i| {
+                let backend = backend.clone();
+                tokio::spawn(async move { backend.write(Undo::Savepoint, move |c| insert(c, &format!("mate{i}"))).await })
+            })
+            .collect();
+        let first = first.await.expect("task");
+        let mut results = Vec::new();
+        for mate in mates {
+            results.push(mate.await.expect("task"));
+        }
+        (first, results)
+    }
+
+    #[tokio::test]
+    async fn a_write_without_savepoint_that_fails_after_writing_takes_its_whole_batch_back() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let backend = scratch_backend(&dir).await;
+        let (spoiled, mates) = with_batch_mates(&backend, |c| {
+            insert(c, "spoiled")?;
+            Err(Error::rule("late_failure", "failed after writing"))
+        })
+        .await;
+        assert!(matches!(spoiled, Err(Error::Rule { code: "late_failure", .. })), "{spoiled:?}");
+        // Each batch mate either failed with nothing written or committed its row.
+        let stored = names(&backend).await;
+        for (i, result) in mates.iter().enumerate() {
+            let name = format!("mate{i}");
+            assert_eq!(result.is_ok(), stored.contains(&name), "{name}: {result:?} with {stored:?}");
+        }
+        assert!(!stored.contains(&"spoiled".to_string()), "{stored:?}");
+        // The writer goes on.
+        backend.write(Undo::WholeBatch, |c| insert(c, "after")).await.expect("write after");
+        assert!(names(&backend).await.contains(&"after".to_string()));
+    }
+
+    #[tokio::test]
+    async fn a_write_without_savepoint_refused_before_writing_spares_its_batch() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let backend = scratch_backend(&dir).await;
+        let (refused, mates) = with_batch_mates(&backend, |c| {
+            c.query("SELECT name FROM scratch", &[])?;
+            Err(Error::rule("refused", "checked before writing"))
+        })
+        .await;
+        assert!(matches!(refused, Err(Error::Rule { code: "refused", .. })), "{refused:?}");
+        assert!(mates.iter().all(|r| r.is_ok()), "{mates:?}");
+        assert_eq!(names(&backend).await, (0..8).map(|i| format!("mate{i}")).collect::<Vec<_>>());
     }
 }
