@@ -297,13 +297,15 @@ fn run_writer(conn: Connection, queue: mpsc::Receiver<Job>, flusher: Flusher) {
         }
         let mut finishers: Vec<Finish> = Vec::with_capacity(MAX_BATCH);
         let ran = first(Some(&mut sql_conn));
-        let mut spoiled = ran.spoiled;
+        // Some errors (a full disk, I/O) make SQLite roll the whole transaction back itself;
+        // later jobs would then run outside any transaction.
+        let mut spoiled = ran.spoiled || conn.is_autocommit();
         finishers.push(ran.finish);
         while !spoiled && finishers.len() < MAX_BATCH {
             match queue.try_recv() {
                 Ok(job) => {
                     let ran = job(Some(&mut sql_conn));
-                    spoiled = ran.spoiled;
+                    spoiled = ran.spoiled || conn.is_autocommit();
                     finishers.push(ran.finish);
                 }
                 Err(_) => break,
