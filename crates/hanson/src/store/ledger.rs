@@ -115,7 +115,7 @@ struct TouchedAccount {
     id: String,
     before: u128,
     after: u128,
-    /// Not yet stored: created on first use, with a zero opening balance.
+    /// Kind, owner and token of an account not stored yet; it is created with `after`.
     new: Option<(Kind, Option<String>, String)>,
 }
 
