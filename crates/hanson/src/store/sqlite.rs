@@ -62,7 +62,7 @@ pub struct SqliteBackend {
     /// statement cache and the allocator's per-thread heaps warm, where a pool of blocking
     /// tasks kept starting threads and faulting in fresh memory under load.
     reads: mpsc::Sender<ReadJob>,
-    /// Held by every handle; the checkpoint thread ends when the last handle is gone.
+    /// Held by every handle; the optimizer thread ends when the last handle is gone.
     _alive: Arc<()>,
 }
 
@@ -147,13 +147,16 @@ impl SqliteBackend {
         let writer = open(&path, false)?;
         migrate(&writer)?;
         // Planner statistics: without them SQLite picks poor indexes for combined filters
-        // and sorts. The checkpointer refreshes them as the data grows.
+        // and sorts. The optimizer thread refreshes them as the data grows.
         writer.execute_batch("PRAGMA optimize=0x10002")?;
-        // Checkpoints run on their own connection and thread, not in the writer's commits.
+        // The writer checkpoints itself, between batches (see `WalCheckpoints`), never
+        // inside a COMMIT.
         writer.pragma_update(None, "wal_autocheckpoint", 0)?;
-        let checkpointer = open(&path, false)?;
+        writer.pragma_update(None, "journal_size_limit", WAL_SIZE_LIMIT)?;
+        writer.wal_hook(Some(note_wal_frames));
+        let optimizer = open(&path, false)?;
         let wal = PathBuf::from(format!("{}-wal", path.display()));
-        let flusher = Flusher::start(wal.clone())?;
+        let flusher = Flusher::start(wal)?;
         let (jobs, queue) = mpsc::channel::<Job>();
         std::thread::Builder::new()
             .name("sqlite-writer".into())
@@ -162,8 +165,8 @@ impl SqliteBackend {
         let alive = Arc::new(());
         let watch = Arc::downgrade(&alive);
         std::thread::Builder::new()
-            .name("sqlite-checkpoint".into())
-            .spawn(move || run_checkpoints(checkpointer, wal, watch))
+            .name("sqlite-optimize".into())
+            .spawn(move || run_optimizer(optimizer, watch))
             .map_err(Error::internal)?;
         let (reads, read_queue) = mpsc::channel::<ReadJob>();
         let (read_queue, path) = (Arc::new(Mutex::new(read_queue)), Arc::new(path));
@@ -283,6 +286,7 @@ fn run_cached(conn: &Connection, sql: &str) -> Result<()> {
 }
 
 fn run_writer(conn: Connection, queue: mpsc::Receiver<Job>, flusher: Flusher) {
+    let mut checkpoints = WalCheckpoints::default();
     while let Ok(first) = queue.recv() {
         let mut sql_conn = SqliteConn { conn: &conn };
         // After a failed flush nothing more is written: the disk may have dropped data that
@@ -317,7 +321,10 @@ fn run_writer(conn: Connection, queue: mpsc::Receiver<Job>, flusher: Flusher) {
             run_cached(&conn, "COMMIT").map_err(|e| e.to_string())
         };
         match committed {
-            Ok(()) => flusher.submit(finishers),
+            Ok(()) => {
+                flusher.submit(finishers);
+                checkpoints.after_commit(&conn);
+            }
             Err(cause) => {
                 let _ = run_cached(&conn, "ROLLBACK");
                 for finish in finishers {
@@ -411,29 +418,69 @@ fn sync_wal(wal: &Path, open: &mut Option<WalFile>) -> std::io::Result<()> {
     open.as_ref().map_or(Ok(()), |f| f.file.sync_data())
 }
 
-/// How often the checkpointer copies committed WAL frames into the database file.
-const CHECKPOINT_INTERVAL: std::time::Duration = std::time::Duration::from_millis(200);
+/// WAL frames (pages) after which the writer checkpoints: about 4 MiB.
+const CHECKPOINT_FRAMES: i64 = 1000;
+
+/// A WAL file that once grew past this (readers holding an old snapshot kept it from
+/// starting over) is cut back to it when it next starts over.
+const WAL_SIZE_LIMIT: i64 = 64 << 20;
+
+thread_local! {
+    /// Frames in the WAL after the last commit on this thread, from SQLite's WAL hook.
+    static WAL_FRAMES: std::cell::Cell<i64> = const { std::cell::Cell::new(0) };
+}
+
+fn note_wal_frames(_: &rusqlite::hooks::Wal, frames: std::ffi::c_int) -> rusqlite::Result<()> {
+    WAL_FRAMES.with(|f| f.set(frames.into()));
+    Ok(())
+}
+
+/// Keeps the WAL short. Every page a statement reads is first looked up in the WAL's index,
+/// whose hash chains hold one entry per frame of a page: in a long WAL the hot pages' chains
+/// grew so long that the lookups took a third of the writer's time, and the growing file
+/// made the kernel zero fresh blocks for another sixth. So once the WAL holds
+/// `CHECKPOINT_FRAMES`, the writer, between batches and after handing the last one to the
+/// flusher, copies it into the database (PASSIVE: it never waits for readers), and its next
+/// transaction starts the WAL over from the beginning. The checkpoint syncs the WAL before
+/// copying and the database file after, as `synchronous=NORMAL` does.
+#[derive(Default)]
+struct WalCheckpoints {
+    /// Frames at the last commit; fewer now means the WAL started over.
+    last_frames: i64,
+    /// Checkpoint when the WAL reaches this many frames; 0 until the first commit.
+    next_at: i64,
+}
+
+impl WalCheckpoints {
+    fn after_commit(&mut self, conn: &Connection) {
+        let frames = WAL_FRAMES.with(std::cell::Cell::get);
+        if frames < self.last_frames || self.next_at == 0 {
+            self.next_at = CHECKPOINT_FRAMES;
+        }
+        self.last_frames = frames;
+        if frames < self.next_at {
+            return;
+        }
+        // If readers kept part of the WAL from being copied, try again a while later.
+        self.next_at = frames + CHECKPOINT_FRAMES;
+        if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
+            tracing::warn!(error = %e, "WAL checkpoint failed");
+        }
+    }
+}
+
+/// How often the optimizer thread looks whether its backend is still open.
+const OPTIMIZER_TICK: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// Planner statistics are refreshed about once a minute (PRAGMA optimize is cheap when
 /// nothing changed much).
 const OPTIMIZE_EVERY_TICKS: u64 = 300;
 
-/// Past this size the checkpointer makes the writer start the WAL over.
-const WAL_RESTART_BYTES: u64 = 64 << 20;
-
-/// PASSIVE checkpoints never block the writer or readers. Under steady writes the WAL would
-/// never start over, though (a new frame always arrives before the copy completes), so past
-/// a size a RESTART checkpoint briefly waits for the writer and resets it. Ends when the
-/// backend is dropped.
-fn run_checkpoints(conn: Connection, wal: PathBuf, alive: std::sync::Weak<()>) {
+/// Ends when the backend is dropped.
+fn run_optimizer(conn: Connection, alive: std::sync::Weak<()>) {
     let mut ticks: u64 = 0;
     while alive.strong_count() > 0 {
-        std::thread::sleep(CHECKPOINT_INTERVAL);
-        let large = std::fs::metadata(&wal).map(|m| m.len() > WAL_RESTART_BYTES).unwrap_or(false);
-        let mode = if large { "PRAGMA wal_checkpoint(RESTART)" } else { "PRAGMA wal_checkpoint(PASSIVE)" };
-        if let Err(e) = conn.query_row(mode, [], |_| Ok(())) {
-            tracing::warn!(error = %e, "WAL checkpoint failed");
-        }
+        std::thread::sleep(OPTIMIZER_TICK);
         ticks += 1;
         if ticks % OPTIMIZE_EVERY_TICKS == 0 {
             if let Err(e) = conn.execute_batch("PRAGMA optimize") {
