@@ -645,4 +645,29 @@ mod tests {
         assert!(mates.iter().all(|r| r.is_ok()), "{mates:?}");
         assert_eq!(names(&backend).await, (0..8).map(|i| format!("mate{i}")).collect::<Vec<_>>());
     }
+
+    #[tokio::test]
+    async fn the_writer_keeps_the_wal_short_by_checkpointing_it() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let backend = scratch_backend(&dir).await;
+        // 100 commits of over 100 fresh pages each (rows and their key index): over 10,000
+        // frames without checkpoints.
+        for commit in 0..100 {
+            backend
+                .write(Undo::Savepoint, move |c| {
+                    for row in 0..200 {
+                        insert(c, &format!("{commit:03}-{row:03}-{}", "x".repeat(1000)))?;
+                    }
+                    Ok(())
+                })
+                .await
+                .expect("write");
+        }
+        let wal = std::fs::metadata(dir.path().join("scratch.db-wal")).expect("wal").len();
+        let frame = 4096 + 24;
+        // Checkpoints come after a commit, so one commit may take the WAL past the limit.
+        assert!(wal <= 2 * CHECKPOINT_FRAMES as u64 * frame, "the WAL grew to {wal} bytes");
+        let count = backend.read(|c| c.query_one("SELECT count(*) FROM scratch", &[])?.int(0)).await.expect("count");
+        assert_eq!(count, 20_000);
+    }
 }
