@@ -1,7 +1,7 @@
 //! The double-entry ledger: every balance change is one transfer row between two accounts
 //! (or the outside world), applied to both balances in the same transaction.
 
-use super::sql::{value_rows, Conn, Param};
+use super::sql::{id_list, value_rows, Conn, Param};
 use crate::error::{Error, Result};
 
 pub fn wallet_account(wallet_id: &str, token_id: &str) -> String {
@@ -68,10 +68,14 @@ pub fn balance(c: &mut dyn Conn, account_id: &str) -> Result<u128> {
     }
 }
 
-/// The balance of an account that exists; `None` for one never used.
-fn stored_balance(c: &mut dyn Conn, account_id: &str) -> Result<Option<u128>> {
-    let sql = format!("SELECT balance FROM accounts WHERE id = $1{}", c.lock_clause());
-    c.query_opt(&sql, &[Param::Text(account_id)])?.map(|row| row.money(0)).transpose()
+/// The balances of the accounts that exist among `ids` (distinct), locked, in one statement.
+fn stored_balances(c: &mut dyn Conn, ids: &[&str]) -> Result<Vec<(String, u128)>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (list, params) = id_list(ids);
+    let sql = format!("SELECT id, balance FROM accounts WHERE id IN ({list}){}", c.lock_clause());
+    c.query(&sql, &params)?.iter().map(|row| Ok((row.text(0)?, row.money(1)?))).collect()
 }
 
 fn create_account(c: &mut dyn Conn, account: &Account<'_>, token_id: &str, balance: u128) -> Result<()> {
@@ -138,11 +142,18 @@ impl Touched {
 /// transfer rows in one statement. Zero amounts record nothing. Every check comes before
 /// the first write, so a refused batch of transfers writes nothing.
 pub fn apply(c: &mut dyn Conn, transfers: &[Transfer<'_>]) -> Result<Touched, TransferError> {
+    let mut ids: Vec<&str> = Vec::with_capacity(transfers.len() * 2);
+    for side in transfers.iter().flat_map(|t| [&t.from, &t.to]).flatten() {
+        if !ids.contains(&side.id) {
+            ids.push(side.id);
+        }
+    }
+    let stored = stored_balances(c, &ids)?;
     let mut touched = Touched::default();
     for t in transfers {
         for side in [&t.from, &t.to].into_iter().flatten() {
             if touched.get(side.id).is_none() {
-                let stored = stored_balance(c, side.id)?;
+                let stored = stored.iter().find(|(id, _)| id == side.id).map(|(_, balance)| *balance);
                 let new = stored.is_none().then(|| (side.kind, side.owner_id.map(str::to_string), t.token_id.to_string()));
                 let balance = stored.unwrap_or(0);
                 touched.0.push(TouchedAccount { id: side.id.to_string(), before: balance, after: balance, new });
