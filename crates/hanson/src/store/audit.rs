@@ -131,6 +131,14 @@ pub fn audit(c: &mut dyn Conn) -> Result<Report> {
         if trades.len() as i64 != m.int(3)? {
             report.fail(format!("market {id}: trade_count {} but {} trade records", m.int(3)?, trades.len()));
         }
+        // Candles of every width cover each price point once.
+        let points = c.query_one("SELECT count(*) FROM price_points WHERE market_id = $1", &[Param::Text(&id)])?.int(0)?;
+        for row in c.query("SELECT width, CAST(sum(points) AS BIGINT) FROM price_candles WHERE market_id = $1 GROUP BY width", &[Param::Text(&id)])? {
+            let (width, covered) = (row.int(0)?, row.int(1)?);
+            if covered != points {
+                report.fail(format!("market {id}: candles {width} µs wide cover {covered} price points, not {points}"));
+            }
+        }
         let terms = |i: usize| -> Option<u128> { m.opt_money(i).ok().flatten() };
         match status.as_str() {
             "active" => {
