@@ -230,6 +230,39 @@ pub struct NewPricePoint<'a> {
 
 /// Writes a trade's price points and folds them into the candles, in the trade's transaction.
 pub fn record_prices(c: &mut dyn Conn, market_id: &str, points: &[NewPricePoint<'_>], at: Micros) -> Result<()> {
+    let candles = insert_price_points(c, market_id, points, at)?;
+    upsert_candles(c, market_id, &candles)
+}
+
+/// A trade's share of one candle, or several trades' of the same candle merged.
+#[derive(Debug, Clone)]
+pub struct CandleRow {
+    width: Micros,
+    start: Micros,
+    outcome_id: String,
+    /// The last point's price and running volume total.
+    price: u128,
+    cum_after: u128,
+    /// The running volume total before the first point.
+    cum_before: u128,
+    points: i64,
+}
+
+impl CandleRow {
+    /// Folds a later row of the same candle into this one; false if it is another candle.
+    pub fn absorb(&mut self, later: &CandleRow) -> bool {
+        if (self.width, self.start, &self.outcome_id) != (later.width, later.start, &later.outcome_id) {
+            return false;
+        }
+        self.price = later.price;
+        self.cum_after = later.cum_after;
+        self.points += later.points;
+        true
+    }
+}
+
+/// Inserts a trade's price points; returns the candle rows they make, to upsert.
+pub fn insert_price_points(c: &mut dyn Conn, market_id: &str, points: &[NewPricePoint<'_>], at: Micros) -> Result<Vec<CandleRow>> {
     let totals_after =
         points.iter().map(|p| p.total_before.checked_add(p.volume).ok_or_else(|| Error::internal("volume total overflow"))).collect::<Result<Vec<_>>>()?;
     let mut params: Vec<Param<'_>> = Vec::with_capacity(points.len() * 6);
@@ -238,29 +271,47 @@ pub fn record_prices(c: &mut dyn Conn, market_id: &str, points: &[NewPricePoint<
     }
     let sql = format!("INSERT INTO price_points (market_id, outcome_id, price, volume, cum_volume, at) VALUES {}", value_rows(points.len(), 6));
     c.exec(&sql, &params)?;
-
-    // Points of one market arrive in time order (trades lock the market and never move its
-    // clock backwards), so the newest point is the candle's last.
-    let mut params: Vec<Param<'_>> = Vec::with_capacity(points.len() * CANDLE_WIDTHS.len() * 8);
+    let mut candles = Vec::with_capacity(points.len() * CANDLE_WIDTHS.len());
     for width in CANDLE_WIDTHS {
         for (p, after) in points.iter().zip(&totals_after) {
-            params.extend([
-                Param::Text(market_id),
-                Param::Int(width),
-                Param::Int(bucket_start(at, width)),
-                Param::Text(p.outcome_id),
-                Param::Money(p.price),
-                Param::Money(p.total_before),
-                Param::Money(*after),
-                Param::Int(1),
-            ]);
+            candles.push(CandleRow {
+                width,
+                start: bucket_start(at, width),
+                outcome_id: p.outcome_id.to_string(),
+                price: p.price,
+                cum_after: *after,
+                cum_before: p.total_before,
+                points: 1,
+            });
         }
+    }
+    Ok(candles)
+}
+
+/// Points of one market arrive in time order (trades lock the market and never move its
+/// clock backwards), so the newest rows are the candles' last.
+pub fn upsert_candles(c: &mut dyn Conn, market_id: &str, candles: &[CandleRow]) -> Result<()> {
+    if candles.is_empty() {
+        return Ok(());
+    }
+    let mut params: Vec<Param<'_>> = Vec::with_capacity(candles.len() * 8);
+    for candle in candles {
+        params.extend([
+            Param::Text(market_id),
+            Param::Int(candle.width),
+            Param::Int(candle.start),
+            Param::Text(&candle.outcome_id),
+            Param::Money(candle.price),
+            Param::Money(candle.cum_before),
+            Param::Money(candle.cum_after),
+            Param::Int(candle.points),
+        ]);
     }
     let sql = format!(
         "INSERT INTO price_candles (market_id, width, start, outcome_id, price, cum_before, cum_after, points) VALUES {} \
          ON CONFLICT (market_id, width, start, outcome_id) DO UPDATE \
-         SET price = excluded.price, cum_after = excluded.cum_after, points = price_candles.points + 1",
-        value_rows(points.len() * CANDLE_WIDTHS.len(), 8)
+         SET price = excluded.price, cum_after = excluded.cum_after, points = price_candles.points + excluded.points",
+        value_rows(candles.len(), 8)
     );
     c.exec(&sql, &params)?;
     Ok(())

@@ -5,6 +5,7 @@
 pub mod audit;
 pub mod auth;
 pub mod history;
+pub mod hot;
 pub mod idempotency;
 pub mod ledger;
 pub mod markets;

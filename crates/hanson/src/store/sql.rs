@@ -187,6 +187,12 @@ pub trait Conn {
             .ok_or_else(|| Error::internal(format!("expected one row: {sql}")))
     }
 
+    /// The markets this connection keeps in memory for its group commit (the SQLite
+    /// writer's; see `hot`); none elsewhere.
+    fn hot_markets(&mut self) -> Option<&mut super::hot::HotMarkets> {
+        None
+    }
+
     /// `FOR UPDATE` where the dialect locks rows; SQLite's single writer already serializes.
     fn lock_clause(&self) -> &'static str {
         match self.dialect() {

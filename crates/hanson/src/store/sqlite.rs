@@ -16,6 +16,7 @@ use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OpenFlags, ToSql};
 use tokio::sync::oneshot;
 
+use super::hot::HotMarkets;
 use super::sql::{Conn, Dialect, Param, Row, Value};
 use super::Undo;
 use crate::error::{Error, Result};
@@ -68,6 +69,8 @@ pub struct SqliteBackend {
 
 pub struct SqliteConn<'c> {
     conn: &'c Connection,
+    /// The writer's, for one group commit.
+    hot: Option<HotMarkets>,
 }
 
 /// `sqlite://path` or `sqlite:path` -> path.
@@ -190,7 +193,11 @@ impl SqliteBackend {
         let job: Job = Box::new(move |conn: Option<&mut SqliteConn>| {
             let (result, spoiled) = match (conn, undo) {
                 (None, _) => (None, false),
-                (Some(conn), Undo::Savepoint) => (Some(run_in_savepoint(conn, op)), false),
+                // Such a write may read what the batch's trades keep in memory so far.
+                (Some(conn), Undo::Savepoint) => match super::hot::flush(conn) {
+                    Ok(()) => (Some(run_in_savepoint(conn, op)), false),
+                    Err(e) => (Some(Err(e)), true),
+                },
                 (Some(conn), Undo::WholeBatch) => {
                     let changes = conn.conn.total_changes();
                     let result = run_caught(conn, op);
@@ -223,7 +230,7 @@ impl SqliteBackend {
         let job: ReadJob = Box::new(move |conn: Result<&Connection>| {
             let result = conn.and_then(|conn| {
                 run_cached(conn, "BEGIN")?;
-                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| op(&mut SqliteConn { conn })))
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| op(&mut SqliteConn { conn, hot: None })))
                     .unwrap_or_else(|_| Err(Error::internal("read panicked")));
                 let _ = run_cached(conn, "COMMIT");
                 result
@@ -288,7 +295,7 @@ fn run_cached(conn: &Connection, sql: &str) -> Result<()> {
 fn run_writer(conn: Connection, queue: mpsc::Receiver<Job>, flusher: Flusher) {
     let mut checkpoints = WalCheckpoints::default();
     while let Ok(first) = queue.recv() {
-        let mut sql_conn = SqliteConn { conn: &conn };
+        let mut sql_conn = SqliteConn { conn: &conn, hot: Some(HotMarkets::default()) };
         // After a failed flush nothing more is written: the disk may have dropped data that
         // SQLite believes is on it.
         let refused = match flusher.failure() {
@@ -318,7 +325,9 @@ fn run_writer(conn: Connection, queue: mpsc::Receiver<Job>, flusher: Flusher) {
         let committed = if spoiled {
             Err("an operation of the same group commit failed after writing; all were rolled back".to_string())
         } else {
-            run_cached(&conn, "COMMIT").map_err(|e| e.to_string())
+            super::hot::flush(&mut sql_conn)
+                .map_err(|e| format!("the group commit's market totals could not be written: {e}"))
+                .and_then(|()| run_cached(&conn, "COMMIT").map_err(|e| e.to_string()))
         };
         match committed {
             Ok(()) => {
@@ -531,6 +540,10 @@ impl ToSql for Param<'_> {
 impl Conn for SqliteConn<'_> {
     fn dialect(&self) -> Dialect {
         Dialect::Sqlite
+    }
+
+    fn hot_markets(&mut self) -> Option<&mut HotMarkets> {
+        self.hot.as_mut()
     }
 
     fn exec(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64> {

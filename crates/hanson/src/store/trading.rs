@@ -5,6 +5,7 @@
 use serde_json::{json, Value};
 
 use super::history;
+use super::hot::{self, TradeTotals};
 use super::ledger::{self, Account, Kind, Transfer};
 use super::markets::{self, MarketRecord};
 use super::sql::{Conn, Param, Row};
@@ -85,9 +86,18 @@ pub struct Trader {
     pub provider_id: String,
 }
 
-/// The market to trade on, locked; rejects other tenants' markets and unknown outcomes.
+/// The market to trade on, locked (or as this group commit left it, see `hot`); rejects other tenants' markets and unknown outcomes.
 fn trading_market(c: &mut dyn Conn, trader: &Trader, market_id: &str, outcome_id: &str) -> Result<(MarketRecord, usize)> {
-    let m = markets::market(c, market_id, true)?.ok_or(Error::NotFound)?;
+    let m = match c.hot_markets().and_then(|hot| hot.get(market_id)).cloned() {
+        Some(m) => m,
+        None => {
+            let m = markets::market(c, market_id, true)?.ok_or(Error::NotFound)?;
+            if let Some(hot) = c.hot_markets() {
+                hot.keep(m.clone());
+            }
+            m
+        }
+    };
     if m.provider_id != trader.provider_id {
         return Err(Error::forbidden("wrong_provider", "this market belongs to another provider than the one you logged in to"));
     }
@@ -103,8 +113,9 @@ fn checked_add(a: u128, b: u128) -> Result<u128> {
     a.checked_add(b).ok_or_else(|| Error::rule("amount_too_large", "a total would exceed the supported maximum"))
 }
 
-/// Writes what every trade changes besides money: outcome and market totals, the trade
-/// record and one price point per outcome.
+/// Writes what every trade changes besides money: outcome and market totals (in memory
+/// where the connection keeps the market, see `hot`), the trade record and one price point
+/// per outcome.
 struct TradeWrite<'a> {
     market: &'a MarketRecord,
     outcome: usize,
@@ -117,6 +128,7 @@ struct TradeWrite<'a> {
     fee: u128,
     shares: u128,
     new_total_shares: u128,
+    pool_after: u128,
     price: &'a str,
     new_prices: &'a [lmsr::Price],
     at: Micros,
@@ -124,15 +136,14 @@ struct TradeWrite<'a> {
 
 fn record_trade(c: &mut dyn Conn, t: TradeWrite<'_>) -> Result<()> {
     let o = &t.market.outcomes[t.outcome];
-    c.exec(
-        "UPDATE outcomes SET total_shares = $1, total_volume = $2 WHERE id = $3",
-        &[Param::Money(t.new_total_shares), Param::Money(checked_add(o.total_volume, t.amount)?), Param::Text(&o.id)],
-    )?;
-    c.exec(
-        // Bumping the revision here spares the trigger a second write of the row.
-        "UPDATE markets SET total_volume = $1, trade_count = trade_count + 1, updated_at = $2, revision = revision + 1 WHERE id = $3",
-        &[Param::Money(checked_add(t.market.total_volume, t.amount)?), Param::Int(t.at), Param::Text(&t.market.id)],
-    )?;
+    let totals = TradeTotals {
+        outcome: t.outcome,
+        total_shares: t.new_total_shares,
+        outcome_volume: checked_add(o.total_volume, t.amount)?,
+        market_volume: checked_add(t.market.total_volume, t.amount)?,
+        pool: t.pool_after,
+        at: t.at,
+    };
     c.exec(
         "INSERT INTO trades (id, market_id, outcome_id, wallet_id, wallet_address, session_id, transaction_type, amount, \
          net_amount, fee, shares, price, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
@@ -164,7 +175,20 @@ fn record_trade(c: &mut dyn Conn, t: TradeWrite<'_>) -> Result<()> {
             total_before: outcome.total_volume,
         })
         .collect();
-    history::record_prices(c, &t.market.id, &points, t.at)
+    let candles = history::insert_price_points(c, &t.market.id, &points, t.at)?;
+    // Last, and infallible where the market is kept: a trade that failed before this point
+    // left the copy untouched.
+    let unkept = match c.hot_markets() {
+        Some(hot) => hot.record_trade(&t.market.id, &totals, candles),
+        None => Some(candles),
+    };
+    if let Some(candles) = unkept {
+        let mut after = t.market.clone();
+        totals.apply_to(&mut after);
+        hot::write_totals(c, &after, std::slice::from_ref(&after.outcomes[t.outcome]), 1)?;
+        history::upsert_candles(c, &t.market.id, &candles)?;
+    }
+    Ok(())
 }
 
 fn wallet_side<'a>(account: &'a str, wallet_id: &'a str) -> Account<'a> {
@@ -298,6 +322,7 @@ pub fn place_bet(c: &mut dyn Conn, trader: &Trader, address: &str, req: &BetRequ
             fee: quote.fee.total,
             shares: quote.shares,
             new_total_shares,
+            pool_after: touched.after(&pool),
             price: &quote.average_price,
             new_prices: &quote.new_prices,
             at: now,
@@ -381,6 +406,7 @@ pub fn sell(c: &mut dyn Conn, trader: &Trader, address: &str, req: &SellRequest)
             fee: quote.fee.total,
             shares: quote.shares,
             new_total_shares: outcome.total_shares - quote.shares,
+            pool_after: touched.after(&pool),
             price: &quote.average_price,
             new_prices: &quote.new_prices,
             at: now,

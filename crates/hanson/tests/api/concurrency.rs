@@ -128,3 +128,52 @@ async fn concurrent_bets_and_sells_keep_the_books_exact() {
     let (passed, report) = audit(&f.app);
     assert!(passed, "{report}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_resolution_amid_concurrent_bets_counts_every_bet_before_it() {
+    let limits = hanson::api::Limits { auth_per_ip: hanson::api::ratelimit::Rule::OFF, ..Default::default() };
+    let f = Arc::new(Fixture::new_with(limits).await);
+    let market = f.market(2).await;
+    let market_id = market["id"].as_str().unwrap().to_string();
+    let mut traders = Vec::new();
+    for _ in 0..10 {
+        traders.push(Arc::new(f.trader(100 * ONE_TOKEN).await));
+    }
+    // Bets in flight on both sides of the resolution, so that some share its group commit.
+    let mut bets = tokio::task::JoinSet::new();
+    let mut resolution = None;
+    for n in 0..120usize {
+        let (fixture, t, outcome) = (f.clone(), traders[n % 10].clone(), market["outcomes"][n % 2]["id"].clone());
+        let path_id = market_id.clone();
+        bets.spawn(async move {
+            let r = bet_on(&fixture.app, &path_id, outcome.as_str().unwrap(), &t, ONE_TOKEN + n as u128).await;
+            (r.status, r.body)
+        });
+        if n == 60 {
+            let (f, winner) = (f.clone(), market["outcomes"][0]["id"].clone());
+            let path = format!("/v1/providers/markets/{market_id}/resolve");
+            resolution = Some(tokio::spawn(async move {
+                f.app.post(&path, Some(&f.provider.key), json!({ "winning_outcome_id": winner, "resolver_wallet_id": "r" })).await
+            }));
+        }
+    }
+    let mut placed = 0;
+    while let Some(result) = bets.join_next().await {
+        let (status, body) = result.unwrap();
+        match status {
+            StatusCode::OK => placed += 1,
+            StatusCode::CONFLICT => assert_eq!(body["code"], "market_not_open", "{body}"),
+            other => panic!("a bet answered {other}: {body}"),
+        }
+    }
+    let resolved = resolution.unwrap().await.unwrap();
+    assert_eq!(resolved.status, StatusCode::OK, "{}", resolved.body);
+
+    // The resolution saw every bet committed before it, in its own group commit too.
+    let detail = f.app.get(&format!("/v1/markets/{market_id}"), None).await.body;
+    assert_eq!(resolved.body["winning_pool"], detail["outcomes"][0]["total_shares"]);
+    let trades = trades_in_order(&f.app, &market_id).await;
+    assert_eq!(trades.len(), placed);
+    let (passed, report) = audit(&f.app);
+    assert!(passed, "{report}");
+}
