@@ -1,19 +1,26 @@
-//! Market state the SQLite writer keeps in memory for one group commit. In a busy market
-//! every trade of a batch used to load the same market and rewrite its row (and the row's
-//! volume index entries), its outcome rows and its candles. Now a batch's bets and sells read
-//! and update the copy here, and each market is written once: before the batch commits, and
-//! before any other kind of write in the batch runs (it may read those rows). Elsewhere
-//! (PostgreSQL, where trades run concurrently, and SQLite readers) there is none and trades
-//! write straight through.
+//! Rows the SQLite writer keeps in memory for one group commit: the markets its bets and
+//! sells trade on, and the balances they change. In a busy market every trade of a batch used
+//! to load the same market and rewrite its row (and the row's volume index entries), its
+//! outcome rows, its candles and the pool, creator and platform balances. Now a batch's
+//! trades read and update the copies here, and each row is written once: before the batch
+//! commits, and before any other kind of write in the batch runs (it may read those rows; it
+//! runs without copies). Elsewhere (PostgreSQL, where trades run concurrently, and SQLite
+//! readers) there are none and trades write straight through.
 
 use super::history::{self, CandleRow};
+use super::ledger;
 use super::markets::{MarketRecord, OutcomeRecord};
 use super::sql::{Conn, Param};
 use crate::error::Result;
 
 #[derive(Default)]
-pub struct HotMarkets {
+pub struct HotRows {
     markets: Vec<HotMarket>,
+    /// Balances changed by this batch's trades and not stored yet: (account id, balance).
+    balances: Vec<(String, u128)>,
+    /// Counts every change to the copies: a trade that fails after changing them spoils its
+    /// batch, as one that changed rows does.
+    changes: u64,
 }
 
 struct HotMarket {
@@ -47,7 +54,23 @@ impl TradeTotals {
     }
 }
 
-impl HotMarkets {
+impl HotRows {
+    pub fn changes(&self) -> u64 {
+        self.changes
+    }
+
+    pub fn balance(&self, account_id: &str) -> Option<u128> {
+        self.balances.iter().find(|(id, _)| id == account_id).map(|(_, balance)| *balance)
+    }
+
+    pub fn set_balance(&mut self, account_id: &str, balance: u128) {
+        self.changes += 1;
+        match self.balances.iter_mut().find(|(id, _)| id == account_id) {
+            Some(kept) => kept.1 = balance,
+            None => self.balances.push((account_id.to_string(), balance)),
+        }
+    }
+
     pub fn get(&self, market_id: &str) -> Option<&MarketRecord> {
         self.markets.iter().find(|m| m.record.id == market_id).map(|m| &m.record)
     }
@@ -65,6 +88,7 @@ impl HotMarkets {
         let Some(m) = self.markets.iter_mut().find(|m| m.record.id == market_id) else {
             return Some(candles);
         };
+        self.changes += 1;
         totals.apply_to(&mut m.record);
         m.trades += 1;
         for candle in candles {
@@ -76,13 +100,16 @@ impl HotMarkets {
     }
 }
 
-/// Writes every market changed in memory to its rows and forgets them all; the next read
-/// loads them again. Called before COMMIT and before a write that is not a trade.
+/// Writes every row changed in memory and forgets them all; the next read loads them again.
+/// Called before COMMIT and before a write that is not a trade.
 pub fn flush(c: &mut dyn Conn) -> Result<()> {
-    let Some(hot) = c.hot_markets() else {
+    let Some(hot) = c.hot() else {
         return Ok(());
     };
-    let markets = std::mem::take(&mut hot.markets);
+    let (markets, balances) = (std::mem::take(&mut hot.markets), std::mem::take(&mut hot.balances));
+    for (account_id, balance) in &balances {
+        ledger::set_balance(c, account_id, *balance)?;
+    }
     for m in markets.into_iter().filter(|m| m.trades > 0) {
         write_totals(c, &m.record, &m.record.outcomes, m.trades)?;
         history::upsert_candles(c, &m.record.id, &m.candles)?;

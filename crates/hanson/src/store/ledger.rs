@@ -92,7 +92,7 @@ fn create_account(c: &mut dyn Conn, account: &Account<'_>, token_id: &str, balan
     Ok(())
 }
 
-fn set_balance(c: &mut dyn Conn, account_id: &str, balance: u128) -> Result<()> {
+pub fn set_balance(c: &mut dyn Conn, account_id: &str, balance: u128) -> Result<()> {
     c.exec(
         "UPDATE accounts SET balance = $1 WHERE id = $2",
         &[Param::Money(balance), Param::Text(account_id)],
@@ -148,7 +148,12 @@ pub fn apply(c: &mut dyn Conn, transfers: &[Transfer<'_>]) -> Result<Touched, Tr
             ids.push(side.id);
         }
     }
-    let stored = stored_balances(c, &ids)?;
+    // Balances this group commit keeps in memory (see `hot`) are read there.
+    let kept: Vec<(String, u128)> =
+        ids.iter().filter_map(|id| c.hot().and_then(|hot| hot.balance(id)).map(|balance| (id.to_string(), balance))).collect();
+    let unkept: Vec<&str> = ids.iter().copied().filter(|id| !kept.iter().any(|(k, _)| k == id)).collect();
+    let mut stored = stored_balances(c, &unkept)?;
+    stored.extend(kept);
     let mut touched = Touched::default();
     for t in transfers {
         for side in [&t.from, &t.to].into_iter().flatten() {
@@ -174,7 +179,10 @@ pub fn apply(c: &mut dyn Conn, transfers: &[Transfer<'_>]) -> Result<Touched, Tr
                 let side = Account { id: &account.id, kind: *kind, owner_id: owner_id.as_deref() };
                 create_account(c, &side, token_id, account.after)?;
             }
-            None if account.before != account.after => set_balance(c, &account.id, account.after)?,
+            None if account.before != account.after => match c.hot() {
+                Some(hot) => hot.set_balance(&account.id, account.after),
+                None => set_balance(c, &account.id, account.after)?,
+            },
             None => {}
         }
     }

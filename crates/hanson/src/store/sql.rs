@@ -187,9 +187,9 @@ pub trait Conn {
             .ok_or_else(|| Error::internal(format!("expected one row: {sql}")))
     }
 
-    /// The markets this connection keeps in memory for its group commit (the SQLite
-    /// writer's; see `hot`); none elsewhere.
-    fn hot_markets(&mut self) -> Option<&mut super::hot::HotMarkets> {
+    /// The rows this connection keeps in memory for its group commit (the SQLite writer's,
+    /// while it runs a trade; see `hot`); none elsewhere.
+    fn hot(&mut self) -> Option<&mut super::hot::HotRows> {
         None
     }
 

@@ -16,7 +16,7 @@ use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OpenFlags, ToSql};
 use tokio::sync::oneshot;
 
-use super::hot::HotMarkets;
+use super::hot::HotRows;
 use super::sql::{Conn, Dialect, Param, Row, Value};
 use super::Undo;
 use crate::error::{Error, Result};
@@ -70,7 +70,7 @@ pub struct SqliteBackend {
 pub struct SqliteConn<'c> {
     conn: &'c Connection,
     /// The writer's, for one group commit.
-    hot: Option<HotMarkets>,
+    hot: Option<HotRows>,
 }
 
 /// `sqlite://path` or `sqlite:path` -> path.
@@ -193,15 +193,21 @@ impl SqliteBackend {
         let job: Job = Box::new(move |conn: Option<&mut SqliteConn>| {
             let (result, spoiled) = match (conn, undo) {
                 (None, _) => (None, false),
-                // Such a write may read what the batch's trades keep in memory so far.
+                // Such a write may read what the batch's trades keep in memory, so that is
+                // written first; it runs without copies, which its savepoint could not undo.
                 (Some(conn), Undo::Savepoint) => match super::hot::flush(conn) {
-                    Ok(()) => (Some(run_in_savepoint(conn, op)), false),
+                    Ok(()) => {
+                        let hot = conn.hot.take();
+                        let result = run_in_savepoint(conn, op);
+                        conn.hot = hot;
+                        (Some(result), false)
+                    }
                     Err(e) => (Some(Err(e)), true),
                 },
                 (Some(conn), Undo::WholeBatch) => {
-                    let changes = conn.conn.total_changes();
+                    let changes = conn.changes();
                     let result = run_caught(conn, op);
-                    let spoiled = result.is_err() && conn.conn.total_changes() != changes;
+                    let spoiled = result.is_err() && conn.changes() != changes;
                     (Some(result), spoiled)
                 }
             };
@@ -295,7 +301,7 @@ fn run_cached(conn: &Connection, sql: &str) -> Result<()> {
 fn run_writer(conn: Connection, queue: mpsc::Receiver<Job>, flusher: Flusher) {
     let mut checkpoints = WalCheckpoints::default();
     while let Ok(first) = queue.recv() {
-        let mut sql_conn = SqliteConn { conn: &conn, hot: Some(HotMarkets::default()) };
+        let mut sql_conn = SqliteConn { conn: &conn, hot: Some(HotRows::default()) };
         // After a failed flush nothing more is written: the disk may have dropped data that
         // SQLite believes is on it.
         let refused = match flusher.failure() {
@@ -326,7 +332,7 @@ fn run_writer(conn: Connection, queue: mpsc::Receiver<Job>, flusher: Flusher) {
             Err("an operation of the same group commit failed after writing; all were rolled back".to_string())
         } else {
             super::hot::flush(&mut sql_conn)
-                .map_err(|e| format!("the group commit's market totals could not be written: {e}"))
+                .map_err(|e| format!("the rows the group commit kept in memory could not be written: {e}"))
                 .and_then(|()| run_cached(&conn, "COMMIT").map_err(|e| e.to_string()))
         };
         match committed {
@@ -537,12 +543,19 @@ impl ToSql for Param<'_> {
     }
 }
 
+impl SqliteConn<'_> {
+    /// Rows changed so far, in the database and in the copies kept in memory.
+    fn changes(&self) -> (u64, u64) {
+        (self.conn.total_changes(), self.hot.as_ref().map_or(0, HotRows::changes))
+    }
+}
+
 impl Conn for SqliteConn<'_> {
     fn dialect(&self) -> Dialect {
         Dialect::Sqlite
     }
 
-    fn hot_markets(&mut self) -> Option<&mut HotMarkets> {
+    fn hot(&mut self) -> Option<&mut HotRows> {
         self.hot.as_mut()
     }
 
@@ -682,5 +695,41 @@ mod tests {
         assert!(wal <= 2 * CHECKPOINT_FRAMES as u64 * frame, "the WAL grew to {wal} bytes");
         let count = backend.read(|c| c.query_one("SELECT count(*) FROM scratch", &[])?.int(0)).await.expect("count");
         assert_eq!(count, 20_000);
+    }
+
+    #[tokio::test]
+    async fn a_write_without_savepoint_that_fails_after_changing_kept_rows_takes_its_batch_back() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let backend = scratch_backend(&dir).await;
+        // Hold the writer so that the next jobs queue up and share one batch.
+        let blocker = tokio::spawn({
+            let backend = backend.clone();
+            async move { backend.write(Undo::Savepoint, |_| Ok(std::thread::sleep(std::time::Duration::from_millis(200)))).await }
+        });
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        let (spoiled, mates) = with_batch_mates(&backend, |c| {
+            c.hot().expect("the writer keeps rows for trades").set_balance("wallet:w:t", 1);
+            Err(Error::rule("late_failure", "failed after changing a kept balance"))
+        })
+        .await;
+        assert!(matches!(spoiled, Err(Error::Rule { code: "late_failure", .. })), "{spoiled:?}");
+        // The blocker shared its batch, which was rolled back whole; the batch took no more
+        // jobs after it.
+        let blocker = blocker.await.expect("task");
+        assert!(matches!(&blocker, Err(e) if e.to_string().contains("failed after writing")), "{blocker:?}");
+        let stored = names(&backend).await;
+        for (i, result) in mates.iter().enumerate() {
+            let name = format!("mate{i}");
+            assert_eq!(result.is_ok(), stored.contains(&name), "{name}: {result:?} with {stored:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn only_writes_without_savepoint_see_kept_rows() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let backend = scratch_backend(&dir).await;
+        assert!(backend.write(Undo::WholeBatch, |c| Ok(c.hot().is_some())).await.expect("write"));
+        assert!(!backend.write(Undo::Savepoint, |c| Ok(c.hot().is_some())).await.expect("write"));
+        assert!(!backend.read(|c| Ok(c.hot().is_some())).await.expect("read"));
     }
 }

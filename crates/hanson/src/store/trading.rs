@@ -88,11 +88,14 @@ pub struct Trader {
 
 /// The market to trade on, locked (or as this group commit left it, see `hot`); rejects other tenants' markets and unknown outcomes.
 fn trading_market(c: &mut dyn Conn, trader: &Trader, market_id: &str, outcome_id: &str) -> Result<(MarketRecord, usize)> {
-    let m = match c.hot_markets().and_then(|hot| hot.get(market_id)).cloned() {
+    let m = match c.hot().and_then(|hot| hot.get(market_id)).cloned() {
         Some(m) => m,
         None => {
-            let m = markets::market(c, market_id, true)?.ok_or(Error::NotFound)?;
-            if let Some(hot) = c.hot_markets() {
+            let mut m = markets::market(c, market_id, true)?.ok_or(Error::NotFound)?;
+            if let Some(hot) = c.hot() {
+                if let Some(pool) = hot.balance(&ledger::pool_account(&m.id)) {
+                    m.pool = pool;
+                }
                 hot.keep(m.clone());
             }
             m
@@ -178,7 +181,7 @@ fn record_trade(c: &mut dyn Conn, t: TradeWrite<'_>) -> Result<()> {
     let candles = history::insert_price_points(c, &t.market.id, &points, t.at)?;
     // Last, and infallible where the market is kept: a trade that failed before this point
     // left the copy untouched.
-    let unkept = match c.hot_markets() {
+    let unkept = match c.hot() {
         Some(hot) => hot.record_trade(&t.market.id, &totals, candles),
         None => Some(candles),
     };
