@@ -52,9 +52,11 @@ fn position_of(c: &mut dyn Conn, wallet_id: &str, outcome_id: &str) -> Result<Op
     c.query_opt(&sql, &[Param::Text(wallet_id), Param::Text(outcome_id)])?.map(|r| position_from_row(&r)).transpose()
 }
 
-fn save_position(c: &mut dyn Conn, p: &Position, insert: bool) -> Result<()> {
-    if insert {
-        c.exec(
+/// Stores a position: inserted when `stored_status` is None (it was never stored), else
+/// updated from that status.
+fn save_position(c: &mut dyn Conn, p: &Position, stored_status: Option<&str>) -> Result<()> {
+    match stored_status {
+        None => c.exec(
             "INSERT INTO positions (id, market_id, outcome_id, wallet_id, shares, total_invested, status, created_at, updated_at) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
             &[
@@ -68,13 +70,18 @@ fn save_position(c: &mut dyn Conn, p: &Position, insert: bool) -> Result<()> {
                 Param::Int(p.created_at),
                 Param::Int(p.updated_at),
             ],
-        )?;
-    } else {
-        c.exec(
+        )?,
+        // Leaving an unchanged status out keeps SQLite from rewriting the position's entry in
+        // the (market_id, status) index on every trade.
+        Some(status) if status == p.status => c.exec(
+            "UPDATE positions SET shares = $1, total_invested = $2, updated_at = $3 WHERE id = $4",
+            &[Param::Money(p.shares), Param::Money(p.total_invested), Param::Int(p.updated_at), Param::Text(&p.id)],
+        )?,
+        Some(_) => c.exec(
             "UPDATE positions SET shares = $1, total_invested = $2, status = $3, updated_at = $4 WHERE id = $5",
             &[Param::Money(p.shares), Param::Money(p.total_invested), Param::Text(&p.status), Param::Int(p.updated_at), Param::Text(&p.id)],
-        )?;
-    }
+        )?,
+    };
     Ok(())
 }
 
@@ -279,8 +286,11 @@ pub fn place_bet(c: &mut dyn Conn, trader: &Trader, address: &str, req: &BetRequ
     // Every check before the first write (see `Undo::WholeBatch`).
     let outcome = &m.outcomes[index];
     let new_total_shares = checked_add(outcome.total_shares, quote.shares)?;
-    let (mut position, insert) = match position_of(c, &trader.wallet_id, &outcome.id)? {
-        Some(p) => (p, false),
+    let (mut position, stored_status) = match position_of(c, &trader.wallet_id, &outcome.id)? {
+        Some(p) => {
+            let status = p.status.clone();
+            (p, Some(status))
+        }
         None => (
             Position {
                 id: crate::domain::ids::new_id(),
@@ -294,7 +304,7 @@ pub fn place_bet(c: &mut dyn Conn, trader: &Trader, address: &str, req: &BetRequ
                 created_at: now,
                 updated_at: now,
             },
-            true,
+            None,
         ),
     };
     position.shares = checked_add(position.shares, quote.shares)?;
@@ -309,7 +319,7 @@ pub fn place_bet(c: &mut dyn Conn, trader: &Trader, address: &str, req: &BetRequ
         other => other,
     })?;
     let (balance_before, balance_after) = (touched.before(&account), touched.after(&account));
-    save_position(c, &position, insert)?;
+    save_position(c, &position, stored_status.as_deref())?;
 
     record_trade(
         c,
@@ -393,7 +403,8 @@ pub fn sell(c: &mut dyn Conn, trader: &Trader, address: &str, req: &SellRequest)
     position.total_invested = if position.shares == 0 { 0 } else { position.total_invested - removed };
     position.status = if position.shares == 0 { "closed".into() } else { "active".into() };
     position.updated_at = now;
-    save_position(c, &position, false)?;
+    // `held` is active (filtered above).
+    save_position(c, &position, Some("active"))?;
 
     record_trade(
         c,

@@ -824,3 +824,30 @@ async fn search_pages_show_every_change_to_their_markets() {
     tokio::time::sleep(std::time::Duration::from_millis(1700)).await;
     assert_eq!(search_matches_details(app, "after the end").await[other_id]["status"], "closed");
 }
+
+#[tokio::test]
+async fn a_position_sold_out_closes_and_a_new_bet_reopens_it() {
+    let a = Arena::new(1, 100 * ONE_TOKEN).await;
+    let t = &a.traders[0];
+    let first = a.bet(t, 0, 10 * ONE_TOKEN).await;
+    assert_eq!(first.status, StatusCode::OK, "{}", first.body);
+    let shares: u128 = first.body["shares_purchased"].as_str().unwrap().parse().unwrap();
+    let sold = a.sell_shares(t, 0, shares).await;
+    assert_eq!(sold.status, StatusCode::OK, "{}", sold.body);
+    let closed = &a.holdings(t).await["data"][0];
+    assert_eq!((closed["status"].as_str(), closed["shares"].as_str(), closed["total_invested"].as_str()), (Some("closed"), Some("0"), Some("0")));
+
+    let again = a.bet(t, 0, 10 * ONE_TOKEN).await;
+    assert_eq!(again.status, StatusCode::OK, "{}", again.body);
+    assert_eq!(again.body["position_id"], first.body["position_id"]);
+    let reopened = &a.holdings(t).await["data"][0];
+    assert_eq!(reopened["status"], "active");
+    assert_eq!(reopened["shares"], again.body["shares_purchased"]);
+    assert_eq!(reopened["total_invested"], again.body["net_amount"]);
+    // Resolution finds it active again.
+    let resolved = a.resolve(0).await;
+    assert_eq!(resolved.status, StatusCode::OK, "{}", resolved.body);
+    assert_eq!(resolved.body["positions_updated"], 1);
+    assert_eq!(a.holdings(t).await["data"][0]["status"], "won");
+    assert!(audit(&a.f.app).0);
+}
