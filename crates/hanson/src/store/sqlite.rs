@@ -1,13 +1,15 @@
 //! SQLite backend: one writer thread with group commit, a flusher thread that makes commits
 //! durable, and reader threads that each own a read-only connection.
 //!
-//! Every write is a job that runs inside its own SAVEPOINT; the writer drains the queued jobs
-//! into one transaction and commits once. A job that fails rolls back to its savepoint and
-//! leaves no trace. A job's reply is sent only after an fsync of the WAL that began after its
-//! COMMIT returned: the sync `synchronous=FULL` makes inside each COMMIT, moved to the flusher
-//! so that the writer runs the next batch while the disk flushes the last one, and one flush
-//! covers every commit made since the previous one. A committed batch is visible to readers
-//! from its COMMIT, up to one flush before it is durable.
+//! Every write is a job; the writer drains the queued jobs into one transaction and commits
+//! once. A job runs inside its own SAVEPOINT, and one that fails rolls back to it and leaves
+//! no trace; bets and sells instead check before writing (`Undo::WholeBatch`) and keep the
+//! rows they share in memory until the batch ends (`hot`). A job's reply is sent only after
+//! an fsync of the WAL that began after its COMMIT returned: the sync `synchronous=FULL`
+//! makes inside each COMMIT, moved to the flusher so that the writer runs the next batch
+//! while the disk flushes the last one, and one flush covers every commit made since the
+//! previous one. A committed batch is visible to readers from its COMMIT, up to one flush
+//! before it is durable.
 
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
