@@ -831,7 +831,7 @@ async fn a_position_sold_out_closes_and_a_new_bet_reopens_it() {
     let t = &a.traders[0];
     let first = a.bet(t, 0, 10 * ONE_TOKEN).await;
     assert_eq!(first.status, StatusCode::OK, "{}", first.body);
-    let shares: u128 = first.body["shares_purchased"].as_str().unwrap().parse().unwrap();
+    let shares = wei(&first.body["shares_purchased"]);
     let sold = a.sell_shares(t, 0, shares).await;
     assert_eq!(sold.status, StatusCode::OK, "{}", sold.body);
     let closed = &a.holdings(t).await["data"][0];
