@@ -31,8 +31,9 @@ pub enum Undo {
     /// copies every page the write touches into the savepoint's journal first.
     Savepoint,
     /// For writes that make every check before their first change: no savepoint. If one
-    /// fails after changing rows all the same (a storage error, a panic), the whole group
-    /// commit is rolled back and every write in it fails.
+    /// fails after changing rows all the same (a storage error, a panic), or the copies the
+    /// group commit keeps in memory (`hot`), the whole group commit is rolled back and every
+    /// write in it fails.
     WholeBatch,
 }
 

@@ -133,7 +133,8 @@ fn push_placeholders(out: &mut String, first: usize, count: usize) {
 
 /// An `IN (...)` list of `ids` as `$1, $2, ...` and its parameters. The list is padded to a
 /// power of two by repeating its last id, so that a few statement shapes serve every length
-/// and stay prepared instead of being parsed again for each new length.
+/// and stay prepared instead of being parsed again for each new length. `ids` must not be
+/// empty: `IN ()` is no SQL.
 pub fn id_list<S: AsRef<str>>(ids: &[S]) -> (String, Vec<Param<'_>>) {
     let padded = ids.len().next_power_of_two();
     let params = ids.iter().map(|id| Param::Text(id.as_ref())).chain(ids.last().map(|id| Param::Text(id.as_ref())).into_iter().cycle().take(padded - ids.len()));
