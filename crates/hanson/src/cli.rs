@@ -12,7 +12,8 @@ use crate::auth;
 use crate::domain::time::now_micros;
 use crate::error::{Error, Result};
 use crate::server::{serve, ServeConfig};
-use crate::store::tenants::{self, Token};
+use crate::domain::tenant::Token;
+use crate::store::tenants;
 use crate::store::{Store, StoreOptions};
 
 #[derive(Parser)]

@@ -6,5 +6,6 @@ pub mod auth;
 pub mod cli;
 pub mod domain;
 pub mod error;
+pub mod events;
 pub mod server;
 pub mod store;

@@ -4,18 +4,21 @@
 use axum::extract::{Path, State};
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 use sha2::{Digest, Sha256};
 
 use super::extract::{ApiJson, ProviderAuth, UserAuth};
+use super::views::Message;
 use super::AppState;
 use crate::auth::jwt::{Claims, ISSUER};
 use crate::auth::{hex, random_bytes};
 use crate::domain::address::{parse_wallet_address, WalletType};
-use crate::domain::time::{format_micros, now_micros};
+use crate::domain::tenant::Balance;
+use crate::domain::time::{now_micros, Timestamp};
 use crate::error::{Error, Result, Validator};
-use crate::store::auth::{self as auth_store, AltKey, LoginGrant, Refreshed};
+use crate::domain::session::AltKey;
+use crate::store::auth::{self as auth_store, LoginGrant, Refreshed};
 use crate::store::tenants;
 
 /// Nonces are valid for five minutes.
@@ -69,7 +72,7 @@ struct NonceInput {
     provider_id: Option<String>,
 }
 
-async fn nonce(State(app): State<AppState>, ApiJson(input): ApiJson<NonceInput>) -> Result<Json<Value>> {
+async fn nonce(State(app): State<AppState>, ApiJson(input): ApiJson<NonceInput>) -> Result<Json<NonceGrant>> {
     let mut v = Validator::default();
     let provider_id = provider_id_field(input.provider_id.as_deref(), &mut v);
     let address = address_field(input.wallet_address.as_deref(), "wallet_address", &mut v);
@@ -79,7 +82,7 @@ async fn nonce(State(app): State<AppState>, ApiJson(input): ApiJson<NonceInput>)
     let expires_at = now_micros() + NONCE_TTL_MICROS;
     let stored = nonce.clone();
     app.store.write(move |c| auth_store::issue_nonce(c, &stored, &provider_id, &address, expires_at)).await?;
-    Ok(Json(json!({ "nonce": nonce, "message": login_message(&nonce), "expires_at": format_micros(expires_at) })))
+    Ok(Json(NonceGrant { message: login_message(&nonce), nonce, expires_at: Timestamp(expires_at) }))
 }
 
 #[derive(Deserialize)]
@@ -131,17 +134,50 @@ fn issue_access_token(app: &AppState, wallet_id: &str, session_id: &str, provide
     })
 }
 
-fn token_response(app: &AppState, tokens: Tokens, session_id: &str) -> Json<Value> {
-    Json(json!({
-        "access_token": tokens.access_token,
-        "refresh_token": tokens.refresh_token,
-        "token_type": "Bearer",
-        "expires_in": app.auth.access_token_ttl_secs,
-        "session_id": session_id,
-    }))
+/// A login nonce and the message to sign with it.
+#[derive(Serialize, ToSchema)]
+pub struct NonceGrant {
+    nonce: String,
+    message: String,
+    expires_at: Timestamp,
 }
 
-async fn login(State(app): State<AppState>, ApiJson(input): ApiJson<LoginInput>) -> Result<Json<Value>> {
+/// What login and refresh answer.
+#[derive(Serialize, ToSchema)]
+pub struct TokenGrant {
+    access_token: String,
+    refresh_token: String,
+    /// Always `Bearer`.
+    token_type: &'static str,
+    /// Seconds until the access token expires.
+    expires_in: i64,
+    session_id: String,
+}
+
+fn token_response(app: &AppState, tokens: Tokens, session_id: &str) -> Json<TokenGrant> {
+    Json(TokenGrant {
+        access_token: tokens.access_token,
+        refresh_token: tokens.refresh_token,
+        token_type: "Bearer",
+        expires_in: app.auth.access_token_ttl_secs,
+        session_id: session_id.to_string(),
+    })
+}
+
+/// The logged-in wallet, its session and balances.
+#[derive(Serialize, ToSchema)]
+pub struct Profile {
+    wallet_id: String,
+    wallet_address: String,
+    wallet_type: String,
+    alt_evm_address: Option<String>,
+    provider_id: String,
+    session_id: String,
+    balances: Vec<Balance>,
+    created_at: Timestamp,
+}
+
+async fn login(State(app): State<AppState>, ApiJson(input): ApiJson<LoginInput>) -> Result<Json<TokenGrant>> {
     let mut v = Validator::default();
     let provider_id = provider_id_field(input.provider_id.as_deref(), &mut v);
     let address = address_field(input.wallet_address.as_deref(), "wallet_address", &mut v);
@@ -235,7 +271,7 @@ struct RefreshInput {
     provider_id: Option<String>,
 }
 
-async fn refresh(State(app): State<AppState>, ApiJson(input): ApiJson<RefreshInput>) -> Result<Json<Value>> {
+async fn refresh(State(app): State<AppState>, ApiJson(input): ApiJson<RefreshInput>) -> Result<Json<TokenGrant>> {
     let mut v = Validator::default();
     let provider_id = provider_id_field(input.provider_id.as_deref(), &mut v);
     let presented = input.refresh_token.unwrap_or_default();
@@ -258,7 +294,7 @@ async fn refresh(State(app): State<AppState>, ApiJson(input): ApiJson<RefreshInp
     }
 }
 
-async fn profile(State(app): State<AppState>, user: UserAuth) -> Result<Json<Value>> {
+async fn profile(State(app): State<AppState>, user: UserAuth) -> Result<Json<Profile>> {
     let wallet_id = user.wallet_id.clone();
     let (wallet, balances) = app
         .store
@@ -268,22 +304,22 @@ async fn profile(State(app): State<AppState>, user: UserAuth) -> Result<Json<Val
             Ok((wallet, balances))
         })
         .await?;
-    Ok(Json(json!({
-        "wallet_id": wallet.wallet_id,
-        "wallet_address": wallet.wallet_address,
-        "wallet_type": wallet.wallet_type,
-        "alt_evm_address": wallet.alt_evm_address,
-        "provider_id": wallet.provider_id,
-        "session_id": user.session_id,
-        "balances": balances,
-        "created_at": format_micros(wallet.created_at),
-    })))
+    Ok(Json(Profile {
+        wallet_id: wallet.wallet_id,
+        wallet_address: wallet.wallet_address,
+        wallet_type: wallet.wallet_type,
+        alt_evm_address: wallet.alt_evm_address,
+        provider_id: wallet.provider_id,
+        session_id: user.session_id,
+        balances,
+        created_at: Timestamp(wallet.created_at),
+    }))
 }
 
-async fn logout(State(app): State<AppState>, user: UserAuth) -> Result<Json<Value>> {
+async fn logout(State(app): State<AppState>, user: UserAuth) -> Result<Json<Message>> {
     let now = now_micros();
     app.store.write(move |c| auth_store::revoke_session(c, &user.session_id, now)).await?;
-    Ok(Json(json!({ "message": "Logged out" })))
+    Ok(Json(Message { message: "Logged out" }))
 }
 
 #[derive(Deserialize)]
@@ -299,7 +335,7 @@ async fn put_alt_key(
     ProviderAuth(provider): ProviderAuth,
     Path((wallet_address, key_id)): Path<(String, String)>,
     ApiJson(input): ApiJson<AltKeyInput>,
-) -> Result<Json<Value>> {
+) -> Result<Json<AltKey>> {
     let mut v = Validator::default();
     let address = match parse_wallet_address(&wallet_address) {
         Ok((a, WalletType::Alt)) => a,
@@ -332,5 +368,5 @@ async fn put_alt_key(
     let stored = key.clone();
     let now = now_micros();
     app.store.write(move |c| auth_store::put_alt_key(c, &provider.id, &stored, now)).await?;
-    Ok(Json(serde_json::to_value(key).map_err(Error::internal)?))
+    Ok(Json(key))
 }

@@ -9,7 +9,8 @@ use subtle::ConstantTimeEq;
 
 use super::AppState;
 use crate::error::{Error, FieldError};
-use crate::store::tenants::{self, Provider};
+use crate::domain::tenant::Provider;
+use crate::store::tenants;
 
 /// A JSON body: 415 unless declared JSON, 413 over the limit, 400 if not JSON, 422 (naming
 /// the field) if JSON of the wrong shape.

@@ -3,6 +3,7 @@
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use serde::Serialize;
 use serde_json::Value;
 
 use super::AppState;
@@ -35,20 +36,22 @@ pub fn no_check(_: &mut dyn Conn) -> Result<()> {
 /// allowed to make the request) and hands what it found to `op`; `op` builds the whole
 /// response (status and body) inside the transaction, so the stored replay is exactly
 /// what the first request answered. `fingerprint` identifies the request.
-pub async fn run<A, T, F>(app: &AppState, headers: &HeaderMap, principal: String, fingerprint: Vec<u8>, authorize: A, op: F) -> Result<Response>
+pub async fn run<A, T, B, F>(app: &AppState, headers: &HeaderMap, principal: String, fingerprint: Vec<u8>, authorize: A, op: F) -> Result<Response>
 where
     A: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
-    F: FnOnce(&mut dyn Conn, T) -> Result<(StatusCode, Value)> + Clone + Send + 'static,
+    B: Serialize + Send + 'static,
+    F: FnOnce(&mut dyn Conn, T) -> Result<(StatusCode, B)> + Clone + Send + 'static,
 {
     run_with(app, headers, principal, fingerprint, Undo::Savepoint, authorize, op).await
 }
 
 /// [`run`] for an `op` that may run without a savepoint (see [`Undo`]); the idempotency
 /// record is looked up before `op` and written after it.
-pub async fn run_with<A, T, F>(app: &AppState, headers: &HeaderMap, principal: String, fingerprint: Vec<u8>, undo: Undo, authorize: A, op: F) -> Result<Response>
+pub async fn run_with<A, T, B, F>(app: &AppState, headers: &HeaderMap, principal: String, fingerprint: Vec<u8>, undo: Undo, authorize: A, op: F) -> Result<Response>
 where
     A: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
-    F: FnOnce(&mut dyn Conn, T) -> Result<(StatusCode, Value)> + Clone + Send + 'static,
+    B: Serialize + Send + 'static,
+    F: FnOnce(&mut dyn Conn, T) -> Result<(StatusCode, B)> + Clone + Send + 'static,
 {
     let Some(key) = idempotency_key(headers)? else {
         let (status, body) = app
@@ -69,6 +72,7 @@ where
             Prior::Replay { status, body } => Ok(Outcome::Replay(status, body)),
             Prior::None => {
                 let (status, body) = op(c, granted)?;
+                let body = serde_json::to_value(body).map_err(Error::internal)?;
                 idempotency::save(c, &principal, &key, &fingerprint, status.as_u16(), &body, now)?;
                 Ok(Outcome::Fresh(status, body))
             }

@@ -7,13 +7,15 @@ use axum::response::Response;
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use serde::Deserialize;
-use serde_json::{json, Value as Json_};
+use serde_json::Value as Json_;
 
 use super::extract::{ApiJson, HashedJson, ProviderAuth};
-use super::{idempotent, views, AppState};
+use super::views::{MarketCreated, MarketHeader, MarketUpdated, OutcomeChanged, OutcomeView, Treasury, WalletView};
+use super::{idempotent, AppState};
 use crate::domain::address::parse_wallet_address;
 use crate::domain::market::{wei_field, CreateMarketInput, OutcomeInput, UpdateMarketInput};
-use crate::domain::time::{format_micros, now_micros};
+use crate::domain::tenant::TransferReceipt;
+use crate::domain::time::{now_micros, Timestamp};
 use crate::error::{Error, Result, Validator};
 use crate::store::markets;
 use crate::store::tenants::{self, ExternalKind, ExternalTransfer, Recorded};
@@ -43,22 +45,21 @@ async fn create_market(
         let now = now_micros();
         let market = markets::create_market(c, new_market, now)?;
         let prices = market.prices()?;
-        Ok((
-            StatusCode::CREATED,
-            json!({
-                "market": {
-                    "id": market.id,
-                    "question": market.question,
-                    "description": market.description,
-                    "status": market.status(now),
-                    "created_at": format_micros(market.created_at),
-                    "starts_at": format_micros(market.starts_at),
-                    "ends_at": format_micros(market.ends_at),
-                },
-                "outcomes": market.outcomes.iter().zip(prices).map(|(o, p)| views::outcome_json(o, p, false)).collect::<Vec<_>>(),
-                "message": "Market created",
-            }),
-        ))
+        let created = MarketCreated {
+            market: MarketHeader {
+                id: market.id.clone(),
+                question: market.question.clone(),
+                description: market.description.clone(),
+                status: market.status(now),
+                created_at: Some(Timestamp(market.created_at)),
+                starts_at: Some(Timestamp(market.starts_at)),
+                ends_at: Some(Timestamp(market.ends_at)),
+                updated_at: None,
+            },
+            outcomes: market.outcomes.iter().zip(prices).map(|(o, p)| OutcomeView::new(o, p)).collect(),
+            message: "Market created",
+        };
+        Ok((StatusCode::CREATED, created))
     })
     .await
 }
@@ -68,20 +69,23 @@ async fn update_market(
     ProviderAuth(provider): ProviderAuth,
     Path(market_id): Path<String>,
     ApiJson(input): ApiJson<UpdateMarketInput>,
-) -> Result<Json<Json_>> {
+) -> Result<Json<MarketUpdated>> {
     let patch = input.validate()?;
     let now = now_micros();
     let market = app.store.write(move |c| markets::update_market(c, &provider.id, &market_id, patch, now)).await?;
-    Ok(Json(json!({
-        "market": {
-            "id": market.id,
-            "question": market.question,
-            "description": market.description,
-            "status": market.status(now),
-            "updated_at": format_micros(market.updated_at),
+    Ok(Json(MarketUpdated {
+        market: MarketHeader {
+            id: market.id.clone(),
+            question: market.question.clone(),
+            description: market.description.clone(),
+            status: market.status(now),
+            created_at: None,
+            starts_at: None,
+            ends_at: None,
+            updated_at: Some(Timestamp(market.updated_at)),
         },
-        "message": "Market updated",
-    })))
+        message: "Market updated",
+    }))
 }
 
 async fn create_outcome(
@@ -89,12 +93,12 @@ async fn create_outcome(
     ProviderAuth(provider): ProviderAuth,
     Path(market_id): Path<String>,
     ApiJson(input): ApiJson<OutcomeInput>,
-) -> Result<(StatusCode, Json<Json_>)> {
+) -> Result<(StatusCode, Json<OutcomeChanged>)> {
     let new_outcome = input.into_new_outcome()?;
     let now = now_micros();
     let (market, outcome_id) =
         app.store.write(move |c| markets::create_outcome(c, &provider.id, &market_id, new_outcome, now)).await?;
-    Ok((StatusCode::CREATED, Json(json!({ "outcome": views::outcome(&market, &outcome_id)?, "message": "Outcome created" }))))
+    Ok((StatusCode::CREATED, Json(OutcomeChanged { outcome: OutcomeView::of(&market, &outcome_id)?, message: "Outcome created" })))
 }
 
 async fn update_outcome(
@@ -102,13 +106,13 @@ async fn update_outcome(
     ProviderAuth(provider): ProviderAuth,
     Path((market_id, outcome_id)): Path<(String, String)>,
     ApiJson(input): ApiJson<OutcomeInput>,
-) -> Result<Json<Json_>> {
+) -> Result<Json<OutcomeChanged>> {
     let patch = input.into_patch()?;
     let now = now_micros();
     let id = outcome_id.clone();
     let market =
         app.store.write(move |c| markets::update_outcome(c, &provider.id, &market_id, &id, patch, now)).await?;
-    Ok(Json(json!({ "outcome": views::outcome(&market, &outcome_id)?, "message": "Outcome updated" })))
+    Ok(Json(OutcomeChanged { outcome: OutcomeView::of(&market, &outcome_id)?, message: "Outcome updated" }))
 }
 
 #[derive(Deserialize)]
@@ -119,7 +123,7 @@ struct DepositInput {
     wallet_address: Option<String>,
 }
 
-fn recorded_response(r: Recorded) -> (StatusCode, Json_) {
+fn recorded_response(r: Recorded) -> (StatusCode, TransferReceipt) {
     let status = if r.replayed { StatusCode::OK } else { StatusCode::CREATED };
     (status, r.response)
 }
@@ -202,17 +206,17 @@ async fn wallet_withdrawal(
     run_external(&app, &headers, provider.id, ExternalKind::WalletWithdrawal, body).await
 }
 
-async fn treasury(State(app): State<AppState>, ProviderAuth(provider): ProviderAuth) -> Result<Json<Json_>> {
+async fn treasury(State(app): State<AppState>, ProviderAuth(provider): ProviderAuth) -> Result<Json<Treasury>> {
     let id = provider.id.clone();
     let balances = app.store.read(move |c| tenants::balances(c, "treasury", &id)).await?;
-    Ok(Json(json!({ "provider_id": provider.id, "balances": balances })))
+    Ok(Json(Treasury { provider_id: provider.id, balances }))
 }
 
 async fn wallet(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,
     Path(address): Path<String>,
-) -> Result<Json<Json_>> {
+) -> Result<Json<WalletView>> {
     let address = address.to_ascii_lowercase();
     let (wallet, balances) = app
         .store
@@ -222,10 +226,5 @@ async fn wallet(
             Ok((wallet, balances))
         })
         .await?;
-    Ok(Json(json!({
-        "wallet_id": wallet.wallet_id,
-        "wallet_address": wallet.wallet_address,
-        "wallet_type": wallet.wallet_type,
-        "balances": balances,
-    })))
+    Ok(Json(WalletView { wallet_id: wallet.wallet_id, wallet_address: wallet.wallet_address, wallet_type: wallet.wallet_type, balances }))
 }

@@ -7,17 +7,20 @@ use axum::response::{IntoResponse, Response};
 use axum::{Json, Router};
 use bytes::Bytes;
 use serde::Deserialize;
-use serde_json::{json, Value as Json_};
+use serde_json::Value as Json_;
 
 use super::extract::ApiJson;
-use super::{views, AppState};
+use super::views::{self, BetPreview, List, MarketDetail, PreviewToken, SellPreview};
+use super::AppState;
 use crate::domain::market::{wei_field, MarketFilters};
 use crate::domain::money::Wei;
 use crate::domain::page::SearchRequest;
 use crate::domain::time::now_micros;
 use crate::domain::trade::{quote_buy, quote_sell, SellBy};
 use crate::error::{Error, Result, Validator};
-use crate::store::markets::{self, MarketRecord, SearchHit, SearchPage};
+use crate::domain::market::Market;
+use crate::domain::tenant::Token;
+use crate::store::markets::{self, SearchHit, SearchPage};
 use crate::store::tenants;
 
 pub fn router() -> Router<AppState> {
@@ -65,27 +68,24 @@ async fn search_markets(
     Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
-async fn market_detail(State(app): State<AppState>, Path(market_id): Path<String>) -> Result<Json<Json_>> {
+async fn market_detail(State(app): State<AppState>, Path(market_id): Path<String>) -> Result<Json<MarketDetail>> {
     let market = app.store.read(move |c| markets::market(c, &market_id, false)).await?.ok_or(Error::NotFound)?;
     Ok(Json(views::market_detail(&market, now_micros())?))
 }
 
-async fn list_tokens(State(app): State<AppState>) -> Result<Json<Json_>> {
+async fn list_tokens(State(app): State<AppState>) -> Result<Json<List<Token>>> {
     let tokens = app.store.read(tenants::tokens).await?;
-    Ok(Json(json!({ "data": tokens })))
+    Ok(Json(List { data: tokens }))
 }
 
 /// Loads the market an outcome belongs to; an unknown outcome is 422 `unknown_outcome`.
-pub async fn market_of_outcome(app: &AppState, outcome_id: String) -> Result<(MarketRecord, usize)> {
+pub async fn market_of_outcome(app: &AppState, outcome_id: String) -> Result<(Market, usize)> {
     app.store
         .read(move |c| markets::market_of_outcome(c, &outcome_id))
         .await?
         .ok_or_else(|| Error::rule_on("unknown_outcome", "outcome_id", "no such outcome"))
 }
 
-fn token_json(m: &MarketRecord) -> Json_ {
-    json!({ "id": m.token.id, "symbol": m.token.symbol, "decimals": m.token.decimals })
-}
 
 #[derive(Deserialize)]
 struct BetPreviewInput {
@@ -103,7 +103,7 @@ fn required_text(value: Option<String>, field: &str, v: &mut Validator) -> Strin
     }
 }
 
-async fn bet_preview(State(app): State<AppState>, ApiJson(input): ApiJson<BetPreviewInput>) -> Result<Json<Json_>> {
+async fn bet_preview(State(app): State<AppState>, ApiJson(input): ApiJson<BetPreviewInput>) -> Result<Json<BetPreview>> {
     let mut v = Validator::default();
     let outcome_id = required_text(input.outcome_id, "outcome_id", &mut v);
     let amount = wei_field(input.amount.as_ref(), "amount", &mut v)?;
@@ -114,19 +114,19 @@ async fn bet_preview(State(app): State<AppState>, ApiJson(input): ApiJson<BetPre
     let amount = amount.unwrap_or(0);
     let (market, index) = market_of_outcome(&app, outcome_id.clone()).await?;
     let quote = quote_buy(&market, index, amount, now_micros())?;
-    Ok(Json(json!({
-        "outcome_id": outcome_id,
-        "amount": Wei(amount),
-        "estimated_shares": Wei(quote.shares),
-        "average_price": quote.average_price,
-        "price_impact": quote.price_impact,
-        "new_outcome_price": quote.new_prices[index].to_string(),
-        "current_price": quote.current_price.to_string(),
-        "estimated_fee": Wei(quote.fee.total),
-        "net_amount": Wei(quote.net_amount),
-        "market_id": market.id,
-        "token": token_json(&market),
-    })))
+    Ok(Json(BetPreview {
+        outcome_id,
+        amount: Wei(amount),
+        estimated_shares: Wei(quote.shares),
+        new_outcome_price: quote.new_prices[index].to_string(),
+        current_price: quote.current_price.to_string(),
+        average_price: quote.average_price,
+        price_impact: quote.price_impact,
+        estimated_fee: Wei(quote.fee.total),
+        net_amount: Wei(quote.net_amount),
+        token: PreviewToken::of(&market),
+        market_id: market.id,
+    }))
 }
 
 #[derive(Deserialize, Clone)]
@@ -156,7 +156,7 @@ impl SellInput {
     }
 }
 
-async fn sell_preview(State(app): State<AppState>, ApiJson(input): ApiJson<SellInput>) -> Result<Json<Json_>> {
+async fn sell_preview(State(app): State<AppState>, ApiJson(input): ApiJson<SellInput>) -> Result<Json<SellPreview>> {
     let mut v = Validator::default();
     let by = input.sell_by(&mut v)?;
     let outcome_id = required_text(input.outcome_id, "outcome_id", &mut v);
@@ -165,17 +165,17 @@ async fn sell_preview(State(app): State<AppState>, ApiJson(input): ApiJson<SellI
     let (market, index) = market_of_outcome(&app, outcome_id.clone()).await?;
     let outstanding = market.outcomes[index].total_shares;
     let quote = quote_sell(&market, index, by, outstanding, now_micros())?;
-    Ok(Json(json!({
-        "outcome_id": outcome_id,
-        "estimated_shares": Wei(quote.shares),
-        "estimated_proceeds": Wei(quote.proceeds),
-        "estimated_fee": Wei(quote.fee.total),
-        "estimated_net_proceeds": Wei(quote.net_proceeds),
-        "average_price": quote.average_price,
-        "price_impact": quote.price_impact,
-        "new_outcome_price": quote.new_prices[index].to_string(),
-        "current_price": quote.current_price.to_string(),
-        "market_id": market.id,
-        "token": token_json(&market),
-    })))
+    Ok(Json(SellPreview {
+        outcome_id,
+        estimated_shares: Wei(quote.shares),
+        estimated_proceeds: Wei(quote.proceeds),
+        estimated_fee: Wei(quote.fee.total),
+        estimated_net_proceeds: Wei(quote.net_proceeds),
+        new_outcome_price: quote.new_prices[index].to_string(),
+        current_price: quote.current_price.to_string(),
+        average_price: quote.average_price,
+        price_impact: quote.price_impact,
+        token: PreviewToken::of(&market),
+        market_id: market.id,
+    }))
 }

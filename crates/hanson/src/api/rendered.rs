@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex};
 use bytes::Bytes;
 
 use crate::domain::time::Micros;
-use crate::store::markets::{Kept, MarketRecord, Renderings};
+use crate::domain::market::{Market, MarketStatus};
+use crate::store::markets::{Kept, Renderings};
 
 /// Rendered bytes kept at most; the whole cache starts over when a rendering would pass it.
 const MAX_RENDERED_BYTES: usize = 256 << 20;
@@ -26,7 +27,7 @@ struct Inner {
 struct Rendered {
     revision: i64,
     /// The status shown, and until when it holds: an active market closes at its end.
-    status: String,
+    status: MarketStatus,
     status_until: Micros,
     /// The data version under which the revision was last seen current.
     checked: Option<i64>,
@@ -40,7 +41,7 @@ impl RenderedMarkets {
     }
 
     /// Keeps the rendering of `m`, shown with `status`, as loaded after `data_version` was read.
-    pub fn put(&self, m: &MarketRecord, status: &str, data_version: Option<i64>, json: Bytes) {
+    pub fn put(&self, m: &Market, status: MarketStatus, data_version: Option<i64>, json: Bytes) {
         let mut inner = self.lock();
         if inner.bytes + json.len() > MAX_RENDERED_BYTES {
             *inner = Inner::default();
@@ -48,8 +49,8 @@ impl RenderedMarkets {
         inner.bytes += json.len();
         let rendered = Rendered {
             revision: m.revision,
-            status: status.to_string(),
-            status_until: if status == "active" { m.ends_at } else { Micros::MAX },
+            status,
+            status_until: if status == MarketStatus::Active { m.ends_at } else { Micros::MAX },
             checked: data_version,
             json,
         };
@@ -73,7 +74,7 @@ impl Renderings for RenderedMarkets {
             .collect()
     }
 
-    fn at_revision(&self, id: &str, revision: i64, status: &str, data_version: Option<i64>) -> Option<Bytes> {
+    fn at_revision(&self, id: &str, revision: i64, status: MarketStatus, data_version: Option<i64>) -> Option<Bytes> {
         let mut inner = self.lock();
         let r = inner.entries.get_mut(id).filter(|r| r.revision == revision && r.status == status)?;
         r.checked = data_version;

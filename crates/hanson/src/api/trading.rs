@@ -13,12 +13,17 @@ use super::extract::{ApiJson, HashedJson, ProviderAuth, UserAuth, UserToken};
 use super::public::SellInput;
 use super::{idempotent, AppState};
 use crate::domain::market::wei_field;
-use crate::domain::page::SearchRequest;
+use crate::domain::candle::PricePoint;
+use crate::domain::page::{Page, SearchRequest};
+use crate::domain::position::Holding;
 use crate::domain::time::{now_micros, parse_timestamp, Micros};
 use crate::error::{Error, Result, Validator};
 use crate::store::history::{self, HoldingsQuery, PriceQuery, TradeQuery};
 use crate::store::Undo;
-use crate::store::trading::{self, BetRequest, CancelRequest, ResolveRequest, SellRequest, Trader};
+use crate::domain::ids::{MarketId, OutcomeId};
+use crate::domain::settlement::{CancelRequest, ResolveRequest};
+use crate::domain::trade::{BetRequest, SellRequest, TradeRecord, Trader};
+use crate::store::trading;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -43,7 +48,7 @@ fn trader(user: &UserAuth, session_id: Option<&str>, v: &mut Validator) -> Resul
         }
         Some(_) => {}
     }
-    Ok(Trader { wallet_id: user.wallet_id.clone(), session_id: user.session_id.clone(), provider_id: user.provider_id.clone() })
+    Ok(Trader { wallet_id: user.wallet_id.as_str().into(), session_id: user.session_id.as_str().into(), provider_id: user.provider_id.as_str().into() })
 }
 
 fn wallet_principal(user: &UserAuth) -> String {
@@ -76,7 +81,7 @@ async fn place_bet(
         v.push("outcome_id", "is required");
     }
     v.finish()?;
-    let request = BetRequest { market_id, outcome_id, amount: amount.unwrap_or(0) };
+    let request = BetRequest { market_id: MarketId(market_id), outcome_id: OutcomeId(outcome_id), amount: amount.unwrap_or(0) };
     let session = trader.clone();
     idempotent::run_with(&app, &headers, wallet_principal(&user), body.fingerprint, Undo::WholeBatch, move |c| trading::live_session(c, &session), move |c, address| {
         Ok((StatusCode::OK, trading::place_bet(c, &trader, &address, &request)?))
@@ -108,7 +113,7 @@ async fn sell(
     }
     v.finish()?;
     let by = by.ok_or_else(|| Error::internal("validated sell form missing"))?;
-    let request = SellRequest { market_id, outcome_id, by };
+    let request = SellRequest { market_id: MarketId(market_id), outcome_id: OutcomeId(outcome_id), by };
     let session = trader.clone();
     idempotent::run_with(&app, &headers, wallet_principal(&user), body.fingerprint, Undo::WholeBatch, move |c| trading::live_session(c, &session), move |c, address| {
         Ok((StatusCode::OK, trading::sell(c, &trader, &address, &request)?))
@@ -158,7 +163,7 @@ struct HoldingsFilters {
 const HOLDINGS_SORT: &[&str] = &["created_at", "updated_at", "current_value", "shares", "total_invested"];
 const POSITION_STATUSES: &[&str] = &["active", "closed", "won", "lost", "claimed", "refunded"];
 
-async fn holdings(State(app): State<AppState>, user: UserAuth, ApiJson(request): ApiJson<SearchRequest<HoldingsFilters>>) -> Result<Json<Value>> {
+async fn holdings(State(app): State<AppState>, user: UserAuth, ApiJson(request): ApiJson<SearchRequest<HoldingsFilters>>) -> Result<Json<Page<Holding>>> {
     let mut v = Validator::default();
     let (page, sort) = request.paging(HOLDINGS_SORT, &mut v);
     let f = request.filters.unwrap_or_default();
@@ -171,7 +176,7 @@ async fn holdings(State(app): State<AppState>, user: UserAuth, ApiJson(request):
     v.finish()?;
     let query = HoldingsQuery { wallet_id: user.wallet_id, market_id: f.market_id, outcome_id: f.outcome_id, status: f.status, page, sort };
     let page = app.store.read(move |c| history::holdings(c, &query)).await?;
-    Ok(Json(page.to_json()?))
+    Ok(Json(page))
 }
 
 #[derive(Deserialize, Default)]
@@ -184,7 +189,7 @@ struct TradeFilters {
     to_date: Option<String>,
 }
 
-async fn trade_records(State(app): State<AppState>, ApiJson(request): ApiJson<SearchRequest<TradeFilters>>) -> Result<Json<Value>> {
+async fn trade_records(State(app): State<AppState>, ApiJson(request): ApiJson<SearchRequest<TradeFilters>>) -> Result<Json<Page<TradeRecord>>> {
     let mut v = Validator::default();
     let (page, sort) = request.paging(&["created_at", "amount", "shares"], &mut v);
     let f = request.filters.unwrap_or_default();
@@ -205,7 +210,7 @@ async fn trade_records(State(app): State<AppState>, ApiJson(request): ApiJson<Se
         sort,
     };
     let page = app.store.read(move |c| history::trades(c, &query)).await?;
-    Ok(Json(page.to_json()?))
+    Ok(Json(page))
 }
 
 #[derive(Deserialize, Default)]
@@ -231,7 +236,7 @@ fn interval_micros(interval: &str) -> Option<Micros> {
     Some(seconds * 1_000_000)
 }
 
-async fn price_history(State(app): State<AppState>, ApiJson(request): ApiJson<SearchRequest<PriceFilters>>) -> Result<Json<Value>> {
+async fn price_history(State(app): State<AppState>, ApiJson(request): ApiJson<SearchRequest<PriceFilters>>) -> Result<Json<Page<PricePoint>>> {
     let mut v = Validator::default();
     let (page, sort) = request.paging(&["timestamp"], &mut v);
     let f = request.filters.unwrap_or_default();
@@ -253,7 +258,7 @@ async fn price_history(State(app): State<AppState>, ApiJson(request): ApiJson<Se
     v.finish()?;
     let query = PriceQuery { market_id: f.market_id, outcome_id: f.outcome_id, from, to, interval, page, direction: sort.direction };
     let page = app.store.read(move |c| history::price_history(c, &query)).await?;
-    Ok(Json(page.to_json()?))
+    Ok(Json(page))
 }
 
 fn string_map(value: Option<Value>, field: &str, v: &mut Validator) -> Value {
@@ -299,7 +304,13 @@ async fn resolve(
     let resolution_source = input.resolution_source.filter(|s| !s.is_empty());
     let resolution_data = string_map(input.resolution_data, "resolution_data", &mut v);
     v.finish()?;
-    let request = ResolveRequest { market_id, winning_outcome_id, resolver_wallet_id, resolution_source, resolution_data };
+    let request = ResolveRequest {
+        market_id: MarketId(market_id),
+        winning_outcome_id: OutcomeId(winning_outcome_id),
+        resolver_wallet_id,
+        resolution_source,
+        resolution_data,
+    };
     let principal = format!("provider:{}", provider.id);
     idempotent::run(&app, &headers, principal, body.fingerprint, idempotent::no_check, move |c, ()| {
         Ok((StatusCode::OK, trading::resolve(c, &provider.id, &request, now_micros())?))
@@ -329,7 +340,7 @@ async fn cancel(
     let reason = text(input.reason, "reason", true, &mut v);
     let cancellation_data = string_map(input.cancellation_data, "cancellation_data", &mut v);
     v.finish()?;
-    let request = CancelRequest { market_id, canceller_wallet_id, cancellation_source, reason, cancellation_data };
+    let request = CancelRequest { market_id: MarketId(market_id), canceller_wallet_id, cancellation_source, reason, cancellation_data };
     let principal = format!("provider:{}", provider.id);
     idempotent::run(&app, &headers, principal, body.fingerprint, idempotent::no_check, move |c, ()| {
         Ok((StatusCode::OK, trading::cancel(c, &provider.id, &request, now_micros())?))

@@ -1,97 +1,291 @@
-//! JSON shapes of markets and outcomes (spec part 2, with CONTRACT's extra fields).
+//! Response bodies the API builds from domain entities: markets and outcomes (spec part 2,
+//! with CONTRACT's extra fields), previews, tokens and wallets. The OpenAPI schemas are
+//! generated from these same types.
 
-use serde_json::{json, Value as Json};
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
 
-use crate::domain::fees::percentage_json;
+use crate::domain::fees::Percentage;
+use crate::domain::market::{Market, MarketStatus, Outcome};
 use crate::domain::money::Wei;
-use crate::domain::time::{format_micros, Micros};
-use crate::error::Result;
-use crate::store::markets::{MarketRecord, OutcomeRecord};
+use crate::domain::tenant::{Balance, Token};
+use crate::domain::time::{Micros, Timestamp};
+use crate::error::{Error, Result};
 
-pub fn outcome_json(o: &OutcomeRecord, price: lmsr::Price, detail: bool) -> Json {
-    let mut v = json!({
-        "id": o.id,
-        "title": o.title,
-        "description": o.description,
-        "images": o.images,
-        "outcome_index": o.index,
-        "current_price": price.to_string(),
-        "total_shares": Wei(o.total_shares),
-    });
-    if detail {
-        v["total_volume"] = json!(Wei(o.total_volume));
+/// An outcome as search results and provider operations show it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct OutcomeView {
+    pub id: String,
+    pub title: String,
+    pub description: String,
+    /// Image URLs by name.
+    #[schema(value_type = Object)]
+    pub images: Value,
+    pub outcome_index: i64,
+    /// Price as a decimal in [0, 1] with 18 places.
+    pub current_price: String,
+    pub total_shares: Wei,
+}
+
+impl OutcomeView {
+    pub fn new(o: &Outcome, price: lmsr::Price) -> OutcomeView {
+        OutcomeView {
+            id: o.id.clone(),
+            title: o.title.clone(),
+            description: o.description.clone(),
+            images: o.images.clone(),
+            outcome_index: o.index,
+            current_price: price.to_string(),
+            total_shares: Wei(o.total_shares),
+        }
     }
-    v
-}
 
-/// Outcome as returned by provider operations.
-pub fn outcome(m: &MarketRecord, outcome_id: &str) -> Result<Json> {
-    let prices = m.prices()?;
-    let (o, price) = m
-        .outcomes
-        .iter()
-        .zip(prices)
-        .find(|(o, _)| o.id == outcome_id)
-        .ok_or(crate::error::Error::NotFound)?;
-    Ok(outcome_json(o, price, false))
-}
-
-/// Search result item; with `detail`, outcomes also carry their volume and the token its
-/// decimals (the detail view builds on this).
-fn market_core(m: &MarketRecord, now: Micros, detail: bool) -> Result<Json> {
-    let prices = m.prices()?;
-    let mut token = json!({ "id": m.token.id, "symbol": m.token.symbol, "name": m.token.name });
-    if detail {
-        token["decimals"] = json!(m.token.decimals);
+    /// The outcome `outcome_id` of `m`, priced.
+    pub fn of(m: &Market, outcome_id: &str) -> Result<OutcomeView> {
+        let prices = m.prices()?;
+        m.outcomes.iter().zip(prices).find(|(o, _)| o.id == outcome_id).map(|(o, p)| OutcomeView::new(o, p)).ok_or(Error::NotFound)
     }
-    Ok(json!({
-        "id": m.id,
-        "question": m.question,
-        "description": m.description,
-        "category": m.category,
-        "status": m.status(now),
-        "total_pool": Wei(m.pool),
-        "total_volume": Wei(m.total_volume),
-        "outcomes": m.outcomes.iter().zip(prices).map(|(o, p)| outcome_json(o, p, detail)).collect::<Vec<_>>(),
-        "token": token,
-        "provider": { "id": m.provider_id, "name": m.provider_name },
-        "created_at": format_micros(m.created_at),
-        "closes_at": format_micros(m.ends_at),
-    }))
 }
 
-pub fn market_summary(m: &MarketRecord, now: Micros) -> Result<Json> {
-    market_core(m, now, false)
+/// An outcome in the market detail: the summary fields and its volume.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct OutcomeDetail {
+    #[serde(flatten)]
+    pub outcome: OutcomeView,
+    pub total_volume: Wei,
 }
 
-/// Market detail: every summary field plus the kept creation fields.
-pub fn market_detail(m: &MarketRecord, now: Micros) -> Result<Json> {
-    let mut v = market_core(m, now, true)?;
-    let settled_at = m.settled_at.map(format_micros);
-    let extra = json!({
-        "resolution_source": m.resolution_source,
-        "minimum_bet": Wei(m.min_bet),
-        "game_id": m.game_id,
-        "tags": m.tags,
-        "images": m.images,
-        "metadata": m.metadata,
-        "pricing_method": m.pricing_method,
-        "min_bet_amount": Wei(m.min_bet),
-        "max_bet_amount": Wei(m.max_bet),
-        "liquidity": Wei(m.liquidity),
-        "b": Wei(m.b),
-        "creator_wallet_id": m.creator_wallet_id,
-        "creator_fee_percentage": percentage_json(m.creator_fee),
-        "platform_fee_percentage": percentage_json(m.platform_fee),
-        "starts_at": format_micros(m.starts_at),
-        "ends_at": format_micros(m.ends_at),
-        "updated_at": format_micros(m.updated_at),
-        "winning_outcome_id": m.winning_outcome_id,
-        "resolved_at": if m.stored_status == "resolved" { settled_at.clone() } else { None },
-        "cancelled_at": if m.stored_status == "cancelled" { settled_at } else { None },
-    });
-    if let (Some(target), Json::Object(fields)) = (v.as_object_mut(), extra) {
-        target.extend(fields);
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct TokenRef {
+    pub id: String,
+    pub symbol: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ProviderRef {
+    pub id: String,
+    pub name: String,
+}
+
+/// A market as search results show it. Its `outcomes` and `token` are the summary's or the
+/// detail's (see [`MarketDetail`]).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MarketCore<O, T> {
+    pub id: String,
+    pub question: String,
+    pub description: String,
+    pub category: Option<String>,
+    pub status: MarketStatus,
+    pub total_pool: Wei,
+    pub total_volume: Wei,
+    pub outcomes: Vec<O>,
+    pub token: T,
+    pub provider: ProviderRef,
+    pub created_at: Timestamp,
+    pub closes_at: Timestamp,
+}
+
+/// A search result.
+pub type MarketSummary = MarketCore<OutcomeView, TokenRef>;
+
+impl<O, T> MarketCore<O, T> {
+    fn new(m: &Market, now: Micros, outcome: impl Fn(&Outcome, lmsr::Price) -> O, token: T) -> Result<Self> {
+        let prices = m.prices()?;
+        Ok(MarketCore {
+            id: m.id.clone(),
+            question: m.question.clone(),
+            description: m.description.clone(),
+            category: m.category.clone(),
+            status: m.status(now),
+            total_pool: Wei(m.pool),
+            total_volume: Wei(m.total_volume),
+            outcomes: m.outcomes.iter().zip(prices).map(|(o, p)| outcome(o, p)).collect(),
+            token,
+            provider: ProviderRef { id: m.provider_id.clone(), name: m.provider_name.clone() },
+            created_at: Timestamp(m.created_at),
+            closes_at: Timestamp(m.ends_at),
+        })
     }
-    Ok(v)
+}
+
+pub fn market_summary(m: &Market, now: Micros) -> Result<MarketSummary> {
+    let token = TokenRef { id: m.token.id.clone(), symbol: m.token.symbol.clone(), name: m.token.name.clone() };
+    MarketCore::new(m, now, OutcomeView::new, token)
+}
+
+/// Market detail: every summary field (outcomes with their volume, the token with its
+/// decimals) plus the kept creation fields.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MarketDetail {
+    #[serde(flatten)]
+    pub core: MarketCore<OutcomeDetail, Token>,
+    pub resolution_source: Option<String>,
+    pub minimum_bet: Wei,
+    pub game_id: Option<String>,
+    #[schema(value_type = Vec<String>)]
+    pub tags: Value,
+    #[schema(value_type = Object)]
+    pub images: Value,
+    #[schema(value_type = Object)]
+    pub metadata: Value,
+    pub pricing_method: String,
+    pub min_bet_amount: Wei,
+    pub max_bet_amount: Wei,
+    pub liquidity: Wei,
+    /// The LMSR liquidity parameter, in wei.
+    pub b: Wei,
+    pub creator_wallet_id: String,
+    pub creator_fee_percentage: Percentage,
+    pub platform_fee_percentage: Percentage,
+    pub starts_at: Timestamp,
+    pub ends_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub winning_outcome_id: Option<String>,
+    pub resolved_at: Option<Timestamp>,
+    pub cancelled_at: Option<Timestamp>,
+}
+
+pub fn market_detail(m: &Market, now: Micros) -> Result<MarketDetail> {
+    let outcome = |o: &Outcome, p| OutcomeDetail { outcome: OutcomeView::new(o, p), total_volume: Wei(o.total_volume) };
+    let settled_at = |status| m.settled_at.filter(|_| m.stored_status == status).map(Timestamp);
+    Ok(MarketDetail {
+        core: MarketCore::new(m, now, outcome, m.token.clone())?,
+        resolution_source: m.resolution_source.clone(),
+        minimum_bet: Wei(m.min_bet),
+        game_id: m.game_id.clone(),
+        tags: m.tags.clone(),
+        images: m.images.clone(),
+        metadata: m.metadata.clone(),
+        pricing_method: m.pricing_method.clone(),
+        min_bet_amount: Wei(m.min_bet),
+        max_bet_amount: Wei(m.max_bet),
+        liquidity: Wei(m.liquidity),
+        b: Wei(m.b),
+        creator_wallet_id: m.creator_wallet_id.clone(),
+        creator_fee_percentage: Percentage(m.creator_fee),
+        platform_fee_percentage: Percentage(m.platform_fee),
+        starts_at: Timestamp(m.starts_at),
+        ends_at: Timestamp(m.ends_at),
+        updated_at: Timestamp(m.updated_at),
+        winning_outcome_id: m.winning_outcome_id.clone(),
+        resolved_at: settled_at(MarketStatus::Resolved),
+        cancelled_at: settled_at(MarketStatus::Cancelled),
+    })
+}
+
+/// The token a preview is denominated in.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PreviewToken {
+    pub id: String,
+    pub symbol: String,
+    pub decimals: i64,
+}
+
+impl PreviewToken {
+    pub fn of(m: &Market) -> PreviewToken {
+        PreviewToken { id: m.token.id.clone(), symbol: m.token.symbol.clone(), decimals: m.token.decimals }
+    }
+}
+
+/// What a bet would buy now (spec 4.1, Bet Preview).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct BetPreview {
+    pub outcome_id: String,
+    pub amount: Wei,
+    pub estimated_shares: Wei,
+    pub average_price: String,
+    pub price_impact: String,
+    pub new_outcome_price: String,
+    pub current_price: String,
+    pub estimated_fee: Wei,
+    pub net_amount: Wei,
+    pub market_id: String,
+    pub token: PreviewToken,
+}
+
+/// What a sale would pay now (spec 4.1, Sell Preview).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SellPreview {
+    pub outcome_id: String,
+    pub estimated_shares: Wei,
+    pub estimated_proceeds: Wei,
+    pub estimated_fee: Wei,
+    pub estimated_net_proceeds: Wei,
+    pub average_price: String,
+    pub price_impact: String,
+    pub new_outcome_price: String,
+    pub current_price: String,
+    pub market_id: String,
+    pub token: PreviewToken,
+}
+
+/// A list without pages.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct List<T> {
+    pub data: Vec<T>,
+}
+
+/// A confirmation with nothing else to say.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Message {
+    pub message: &'static str,
+}
+
+/// The market fields a provider operation answers with.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MarketHeader {
+    pub id: String,
+    pub question: String,
+    pub description: String,
+    pub status: MarketStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub starts_at: Option<Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ends_at: Option<Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<Timestamp>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MarketCreated {
+    pub market: MarketHeader,
+    pub outcomes: Vec<OutcomeView>,
+    pub message: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MarketUpdated {
+    pub market: MarketHeader,
+    pub message: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct OutcomeChanged {
+    pub outcome: OutcomeView,
+    pub message: &'static str,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Treasury {
+    pub provider_id: String,
+    pub balances: Vec<Balance>,
+}
+
+/// A wallet and its balances, as its provider looks it up.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct WalletView {
+    pub wallet_id: String,
+    pub wallet_address: String,
+    pub wallet_type: String,
+    pub balances: Vec<Balance>,
+}
+
+/// `{"status": ...}` of the health routes.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Health {
+    pub status: &'static str,
 }

@@ -30,6 +30,30 @@ pub fn parse_percentage(literal: &str) -> Option<u32> {
     Some(int_value * PERCENT_UNITS + frac_value)
 }
 
+/// A fee percentage, kept in units of 1/10,000 of a percent; the API shows it as the
+/// shortest decimal number (e.g. 1.5), never through a float.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Percentage(pub u32);
+
+impl serde::Serialize for Percentage {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(&percentage_json(self.0), s)
+    }
+}
+
+impl utoipa::PartialSchema for Percentage {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::Number)
+            .minimum(Some(0))
+            .maximum(Some(50))
+            .description(Some("A percentage with at most 4 decimal places"))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Percentage {}
+
 /// Renders units back as the shortest decimal percentage, e.g. 15_000 -> 1.5.
 pub fn percentage_json(units: u32) -> serde_json::Value {
     let int_part = units / PERCENT_UNITS;

@@ -9,7 +9,123 @@ use super::money::{parse_amount, AmountError};
 use super::page::{PageRequest, SearchRequest, Sort};
 use super::time::{parse_timestamp, Micros};
 use crate::error::{Error, Result, Validator};
-use crate::store::markets::MarketRecord;
+use super::tenant::Token;
+
+/// A market's status. `Closed` is never stored: it is an active market whose end has passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MarketStatus {
+    Active,
+    Closed,
+    Resolved,
+    Cancelled,
+}
+
+impl MarketStatus {
+    pub const ALL: [MarketStatus; 4] = [MarketStatus::Active, MarketStatus::Closed, MarketStatus::Resolved, MarketStatus::Cancelled];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MarketStatus::Active => "active",
+            MarketStatus::Closed => "closed",
+            MarketStatus::Resolved => "resolved",
+            MarketStatus::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<MarketStatus> {
+        MarketStatus::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+
+    pub fn is_settled(self) -> bool {
+        matches!(self, MarketStatus::Resolved | MarketStatus::Cancelled)
+    }
+}
+
+impl std::fmt::Display for MarketStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub id: String,
+    pub market_id: String,
+    pub index: i64,
+    pub title: String,
+    pub description: String,
+    pub images: Json,
+    pub total_shares: u128,
+    pub total_volume: u128,
+}
+
+#[derive(Debug, Clone)]
+pub struct Market {
+    pub id: String,
+    pub provider_id: String,
+    pub provider_name: String,
+    pub game_id: Option<String>,
+    pub question: String,
+    pub description: String,
+    pub category: Option<String>,
+    pub resolution_source: Option<String>,
+    pub tags: Json,
+    pub images: Json,
+    pub metadata: Json,
+    pub pricing_method: String,
+    pub token: Token,
+    pub min_bet: u128,
+    pub max_bet: u128,
+    pub liquidity: u128,
+    pub b: u128,
+    pub starts_at: Micros,
+    pub ends_at: Micros,
+    pub creator_wallet_id: String,
+    pub creator_fee: u32,
+    pub platform_fee: u32,
+    /// Stored status: active, resolved or cancelled. See [`Market::status`].
+    pub stored_status: MarketStatus,
+    pub total_volume: u128,
+    pub trade_count: i64,
+    pub winning_outcome_id: Option<String>,
+    pub settled_at: Option<Micros>,
+    pub created_at: Micros,
+    pub updated_at: Micros,
+    /// Changes with everything a search result shows of the market (see migration 11).
+    pub revision: i64,
+    pub pool: u128,
+    pub outcomes: Vec<Outcome>,
+}
+
+/// `closed` is derived: an active market whose end has passed.
+pub fn derived_status(stored_status: MarketStatus, ends_at: Micros, now: Micros) -> MarketStatus {
+    if stored_status == MarketStatus::Active && now >= ends_at {
+        MarketStatus::Closed
+    } else {
+        stored_status
+    }
+}
+
+impl Market {
+    pub fn status(&self, now: Micros) -> MarketStatus {
+        derived_status(self.stored_status, self.ends_at, now)
+    }
+
+    pub fn is_settled(&self) -> bool {
+        self.stored_status.is_settled()
+    }
+
+    pub fn shares(&self) -> Vec<u128> {
+        self.outcomes.iter().map(|o| o.total_shares).collect()
+    }
+
+    /// Current prices, one per outcome in index order.
+    pub fn prices(&self) -> Result<Vec<lmsr::Price>> {
+        lmsr::prices(self.b, &self.shares()).map_err(|e| Error::internal(format!("prices: {e}")))
+    }
+}
+
 
 const MAX_TEXT: usize = 4_000;
 const MAX_QUESTION: usize = 500;
@@ -363,7 +479,7 @@ impl UpdateMarketInput {
 
 impl MarketPatch {
     /// Applies the patch to the stored market and re-checks the rules that span fields.
-    pub fn apply_to(self, m: &MarketRecord) -> Result<MergedMarket> {
+    pub fn apply_to(self, m: &Market) -> Result<MergedMarket> {
         let metadata = match self.metadata {
             Some(map) => map,
             None => m.metadata.as_object().cloned().unwrap_or_default(),

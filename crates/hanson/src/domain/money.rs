@@ -66,6 +66,47 @@ impl serde::Serialize for Wei {
     }
 }
 
+/// Reads back an amount this service wrote (a stored response): a canonical decimal string.
+impl<'de> serde::Deserialize<'de> for Wei {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        parse_stored(&text).map(Wei).ok_or_else(|| serde::de::Error::custom("not a wei amount"))
+    }
+}
+
+/// A string schema: the shape every amount, price and time takes in the API.
+pub fn string_schema(pattern: Option<&str>, format: Option<&str>, description: &str, example: &str) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, SchemaFormat, Type};
+    let mut builder = ObjectBuilder::new()
+        .schema_type(Type::String)
+        .pattern(pattern)
+        .description(Some(description))
+        .examples([serde_json::Value::String(example.to_string())]);
+    if let Some("date-time") = format {
+        builder = builder.format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)));
+    }
+    builder.into()
+}
+
+/// Canonical decimal integers: no sign, no leading zero, no exponent.
+pub const WEI_PATTERN: &str = "^(0|[1-9][0-9]*)$";
+
+impl utoipa::PartialSchema for Wei {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        string_schema(Some(WEI_PATTERN), None, "An amount in wei, or shares in share units: a decimal integer string", "1000000000000000000")
+    }
+}
+
+impl utoipa::ToSchema for Wei {}
+
+impl utoipa::PartialSchema for SignedWei {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        string_schema(Some("^(0|-?[1-9][0-9]*)$"), None, "A signed amount in wei: a decimal integer string", "-250")
+    }
+}
+
+impl utoipa::ToSchema for SignedWei {}
+
 /// Signed amount for `unrealized_pnl`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SignedWei {

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result, Validator};
+use crate::error::Validator;
 
 pub const DEFAULT_PER_PAGE: i64 = 20;
 pub const MAX_PER_PAGE: i64 = 100;
@@ -99,7 +99,7 @@ impl<F> SearchRequest<F> {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct Pagination {
     pub page: i64,
     pub per_page: i64,
@@ -107,7 +107,8 @@ pub struct Pagination {
     pub total_pages: i64,
 }
 
-#[derive(Debug, Clone)]
+/// One page of a list, with exact totals.
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct Page<T> {
     pub data: Vec<T>,
     pub pagination: Pagination,
@@ -124,11 +125,3 @@ impl<T> Page<T> {
     }
 }
 
-impl<T: Serialize> Page<T> {
-    pub fn to_json(&self) -> Result<serde_json::Value> {
-        Ok(serde_json::json!({
-            "data": serde_json::to_value(&self.data).map_err(Error::internal)?,
-            "pagination": self.pagination,
-        }))
-    }
-}

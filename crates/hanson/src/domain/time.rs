@@ -33,6 +33,31 @@ pub fn parse_timestamp(text: &str) -> Option<Micros> {
     Micros::try_from(micros).ok()
 }
 
+/// A point in time as the API shows it: RFC 3339 in UTC with microseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Timestamp(pub Micros);
+
+impl serde::Serialize for Timestamp {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format_micros(self.0))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Timestamp {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        parse_timestamp(&text).map(Timestamp).ok_or_else(|| serde::de::Error::custom("not an RFC 3339 timestamp"))
+    }
+}
+
+impl utoipa::PartialSchema for Timestamp {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        super::money::string_schema(None, Some("date-time"), "RFC 3339 time in UTC", "2026-01-01T00:00:00.000000Z")
+    }
+}
+
+impl utoipa::ToSchema for Timestamp {}
+
 pub fn serialize<S: serde::Serializer>(micros: &Micros, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&format_micros(*micros))
 }

@@ -1,11 +1,15 @@
 //! Trade quotes: the one place that turns a market's state and a request into shares, costs,
 //! fees and prices. Previews and trades both call these.
 
+use serde::Serialize;
+
 use super::fees::{split_fee, FeeSplit, PERCENT_UNITS};
+use super::ids::{MarketId, OutcomeId, PositionId, ProviderId, SessionId, TradeId, WalletId};
+use super::money::Wei;
 use super::num::{mul_div, ratio_decimal, relative_change_decimal, Rounding};
-use super::time::Micros;
+use super::time::{Micros, Timestamp};
 use crate::error::{Error, Result};
-use crate::store::markets::MarketRecord;
+use super::market::{Market, MarketStatus};
 
 fn engine_error(e: lmsr::LmsrError) -> Error {
     match e {
@@ -19,8 +23,8 @@ fn engine_error(e: lmsr::LmsrError) -> Error {
 }
 
 /// Trades need an active market inside its trading window.
-pub fn ensure_open(m: &MarketRecord, now: Micros) -> Result<()> {
-    if m.stored_status != "active" || now < m.starts_at || now >= m.ends_at {
+pub fn ensure_open(m: &Market, now: Micros) -> Result<()> {
+    if m.stored_status != MarketStatus::Active || now < m.starts_at || now >= m.ends_at {
         return Err(Error::conflict("market_not_open", format!("the market is not open for trading (status {})", m.status(now))));
     }
     Ok(())
@@ -46,7 +50,7 @@ fn scaled_ratio(num: u128, den: u128) -> u128 {
     mul_div(num, lmsr::PRICE_SCALE, den, Rounding::Down).unwrap_or(u128::MAX)
 }
 
-pub fn quote_buy(m: &MarketRecord, outcome: usize, amount: u128, now: Micros) -> Result<BuyQuote> {
+pub fn quote_buy(m: &Market, outcome: usize, amount: u128, now: Micros) -> Result<BuyQuote> {
     ensure_open(m, now)?;
     if amount < m.min_bet {
         return Err(Error::rule_on("bet_below_minimum", "amount", format!("the minimum bet is {}", m.min_bet)));
@@ -106,7 +110,7 @@ fn gross_for_net(target: u128, fee_units: u32) -> Option<u128> {
 
 /// `held` bounds the shares that may be sold (the caller's position, or all outstanding
 /// shares for a public preview).
-pub fn quote_sell(m: &MarketRecord, outcome: usize, by: SellBy, held: u128, now: Micros) -> Result<SellQuote> {
+pub fn quote_sell(m: &Market, outcome: usize, by: SellBy, held: u128, now: Micros) -> Result<SellQuote> {
     ensure_open(m, now)?;
     let mut q = m.shares();
     let prices = lmsr::prices(m.b, &q).map_err(engine_error)?;
@@ -143,6 +147,113 @@ pub fn quote_sell(m: &MarketRecord, outcome: usize, by: SellBy, held: u128, now:
         current_price,
         new_prices,
     })
+}
+
+/// Who is trading: the wallet and session behind an access token.
+#[derive(Debug, Clone)]
+pub struct Trader {
+    pub wallet_id: WalletId,
+    pub session_id: SessionId,
+    pub provider_id: ProviderId,
+}
+
+#[derive(Debug, Clone)]
+pub struct BetRequest {
+    pub market_id: MarketId,
+    pub outcome_id: OutcomeId,
+    pub amount: u128,
+}
+
+#[derive(Debug, Clone)]
+pub struct SellRequest {
+    pub market_id: MarketId,
+    pub outcome_id: OutcomeId,
+    pub by: SellBy,
+}
+
+/// What every trade receipt says of its state: it is recorded and durable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TradeStatus {
+    Confirmed,
+}
+
+/// Buy or sell, as trade records name them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TradeKind {
+    Buy,
+    Sell,
+}
+
+impl TradeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TradeKind::Buy => "buy",
+            TradeKind::Sell => "sell",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<TradeKind> {
+        [TradeKind::Buy, TradeKind::Sell].into_iter().find(|k| k.as_str() == text)
+    }
+}
+
+/// A placed bet (spec 4.2, Place Bet).
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct BetReceipt {
+    pub bet_id: TradeId,
+    pub market_id: MarketId,
+    pub outcome_id: OutcomeId,
+    pub session_id: SessionId,
+    pub amount: Wei,
+    pub shares_purchased: Wei,
+    pub average_price: String,
+    pub transaction_fee: Wei,
+    pub net_amount: Wei,
+    pub balance_before: Wei,
+    pub balance_after: Wei,
+    pub position_id: PositionId,
+    pub new_outcome_price: String,
+    pub created_at: Timestamp,
+    pub status: TradeStatus,
+}
+
+/// A sale of shares (spec 4.2, Sell).
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct SaleReceipt {
+    pub transaction_id: TradeId,
+    pub market_id: MarketId,
+    pub outcome_id: OutcomeId,
+    pub session_id: SessionId,
+    pub shares_sold: Wei,
+    pub proceeds: Wei,
+    pub average_price: String,
+    pub transaction_fee: Wei,
+    pub net_proceeds: Wei,
+    pub balance_before: Wei,
+    pub balance_after: Wei,
+    pub position_id: PositionId,
+    pub new_outcome_price: String,
+    pub created_at: Timestamp,
+    pub status: TradeStatus,
+}
+
+/// One trade as the public trade records show it (positions search).
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct TradeRecord {
+    pub id: TradeId,
+    pub market_id: MarketId,
+    pub outcome_id: OutcomeId,
+    pub wallet_id: WalletId,
+    pub wallet_address: String,
+    pub transaction_type: TradeKind,
+    pub amount: Wei,
+    pub shares: Wei,
+    pub price: String,
+    pub fee: Wei,
+    pub net_amount: Wei,
+    pub created_at: Timestamp,
 }
 
 #[cfg(test)]

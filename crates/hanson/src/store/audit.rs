@@ -3,7 +3,8 @@
 use std::collections::HashMap;
 
 use super::sql::{Conn, Param};
-use super::trading::{position_from_row, POSITION_COLUMNS};
+use super::positions::{position_from_row, POSITION_COLUMNS};
+use crate::domain::position::PositionStatus;
 use crate::domain::num::{mul_div, Rounding};
 use crate::error::Result;
 
@@ -152,15 +153,15 @@ pub fn audit(c: &mut dyn Conn) -> Result<Report> {
                 let owed = |shares: u128| mul_div(shares, num, den, Rounding::Down).unwrap_or(0);
                 let mut unclaimed = 0u128;
                 for p in &positions {
-                    match p.status.as_str() {
-                        "won" => unclaimed += owed(p.shares),
-                        "claimed" if p.claimed_amount != Some(owed(p.shares)) => report.fail(format!(
+                    match p.status {
+                        PositionStatus::Won => unclaimed += owed(p.shares),
+                        PositionStatus::Claimed if p.claimed_amount != Some(owed(p.shares)) => report.fail(format!(
                             "position {}: claimed {:?}, owed {}", p.id, p.claimed_amount, owed(p.shares)
                         )),
-                        "active" => report.fail(format!("position {}: still active in a resolved market", p.id)),
+                        PositionStatus::Active => report.fail(format!("position {}: still active in a resolved market", p.id)),
                         _ => {}
                     }
-                    if p.status == "won" && p.outcome_id != winner {
+                    if p.status == PositionStatus::Won && p.outcome_id != winner {
                         report.fail(format!("position {}: won on a losing outcome", p.id));
                     }
                 }
@@ -173,13 +174,13 @@ pub fn audit(c: &mut dyn Conn) -> Result<Report> {
                 if pool != 0 {
                     report.fail(format!("market {id}: cancelled but its pool still holds {pool}"));
                 }
-                for p in positions.iter().filter(|p| p.status == "refunded") {
+                for p in positions.iter().filter(|p| p.status == PositionStatus::Refunded) {
                     let owed = mul_div(p.total_invested, num, den, Rounding::Down).unwrap_or(0);
                     if p.claimed_amount != Some(owed) {
                         report.fail(format!("position {}: refunded {:?}, owed {owed}", p.id, p.claimed_amount));
                     }
                 }
-                if let Some(p) = positions.iter().find(|p| p.status == "active") {
+                if let Some(p) = positions.iter().find(|p| p.status == PositionStatus::Active) {
                     report.fail(format!("position {}: still active in a cancelled market", p.id));
                 }
             }

@@ -1,7 +1,9 @@
 //! Nonces, sessions, refresh tokens, alt-network keys and the shared JWT secret.
 
 use super::sql::{Conn, Param};
-use super::tenants::{self, Wallet};
+use super::tenants;
+use crate::domain::session::{AltKey, Session};
+use crate::domain::tenant::Wallet;
 use crate::domain::time::Micros;
 use crate::error::{Error, Result};
 
@@ -92,15 +94,6 @@ pub fn login(c: &mut dyn Conn, g: LoginGrant, now: Micros) -> Result<Wallet> {
     Ok(tenants::wallet_by_id(c, &wallet.wallet_id)?.unwrap_or(wallet))
 }
 
-#[derive(Debug, Clone)]
-pub struct Session {
-    pub id: String,
-    pub provider_id: String,
-    pub wallet_id: String,
-    pub expires_at: Micros,
-    pub revoked: bool,
-}
-
 pub fn session(c: &mut dyn Conn, id: &str) -> Result<Option<Session>> {
     c.query_opt(
         "SELECT id, provider_id, wallet_id, expires_at, revoked_at FROM sessions WHERE id = $1",
@@ -164,15 +157,6 @@ pub fn refresh(c: &mut dyn Conn, token_hash: &[u8], provider_id: &str, new_hash:
     Ok(Refreshed::Rotated(s))
 }
 
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct AltKey {
-    pub wallet_address: String,
-    pub key_id: i64,
-    pub public_key: String,
-    pub sign_algo: String,
-    pub hash_algo: String,
-    pub revoked: bool,
-}
 
 pub fn alt_key(c: &mut dyn Conn, provider_id: &str, address: &str, key_id: i64) -> Result<Option<AltKey>> {
     c.query_opt(

@@ -2,15 +2,19 @@
 
 use std::collections::HashMap;
 
-use serde_json::{json, Value};
 
-use super::markets::{self, MarketRecord};
+use super::markets;
+use super::positions::{position_from_row, POSITION_COLUMNS};
+use crate::domain::market::Market;
+use crate::domain::position::{Holding, Position};
 use super::sql::{value_rows, Conn, Param};
-use super::trading::{self, position_from_row, Position, POSITION_COLUMNS};
-use crate::domain::money::{SignedWei, Wei};
-use crate::domain::num::{mul_div, ratio_decimal, Rounding};
+use crate::domain::candle::PricePoint;
+use crate::domain::ids::{MarketId, OutcomeId, TradeId, WalletId};
+use crate::domain::money::Wei;
+use crate::domain::trade::{TradeKind, TradeRecord};
 use crate::domain::page::{Direction, Page, PageRequest, Sort};
-use crate::domain::time::{format_micros, Micros};
+use crate::domain::candle::{base_width, bucket_start, Candle, CANDLE_WIDTHS, HOUR};
+use crate::domain::time::{Micros, Timestamp};
 use crate::error::{Error, Result};
 
 #[derive(Debug, Clone, Default)]
@@ -23,58 +27,23 @@ pub struct HoldingsQuery {
     pub sort: Sort,
 }
 
-/// A position valued at the market's current state (or its settlement).
-struct Valued {
-    position: Position,
-    price: String,
-    value: u128,
-}
+/// Markets of the positions valued so far: the market, its prices and payout terms.
+type Seen = HashMap<String, (Market, Vec<lmsr::Price>, (u128, u128))>;
 
-fn value_position(c: &mut dyn Conn, p: Position, markets_seen: &mut HashMap<String, (MarketRecord, Vec<lmsr::Price>, (u128, u128))>) -> Result<Valued> {
+fn value_position(c: &mut dyn Conn, p: Position, markets_seen: &mut Seen) -> Result<Holding> {
     if !markets_seen.contains_key(&p.market_id) {
         let m = markets::market(c, &p.market_id, false)?.ok_or_else(|| Error::internal("position without market"))?;
         let prices = m.prices()?;
-        let terms = if m.is_settled() { trading::payout_terms(c, &m.id)? } else { (1, 1) };
+        let terms = if m.is_settled() { markets::payout_terms(c, &m.id)? } else { (1, 1) };
         markets_seen.insert(p.market_id.clone(), (m, prices, terms));
     }
-    let (m, prices, (num, den)) = &markets_seen[&p.market_id];
+    let (m, prices, terms) = &markets_seen[&p.market_id];
     let index = m.outcomes.iter().position(|o| o.id == p.outcome_id).unwrap_or(0);
-    let (price, value) = match p.status.as_str() {
-        "won" => (ratio_decimal(*num, *den), mul_div(p.shares, *num, *den, Rounding::Down).unwrap_or(0)),
-        "lost" | "refunded" => (ratio_decimal(0, 1), 0),
-        "claimed" => (ratio_decimal(*num, *den), 0),
-        _ => {
-            let price = prices[index];
-            (price.to_string(), mul_div(p.shares, price.raw(), lmsr::PRICE_SCALE, Rounding::Down).unwrap_or(0))
-        }
-    };
-    Ok(Valued { position: p, price, value })
-}
-
-fn holding_json(v: &Valued) -> Value {
-    let p = &v.position;
-    json!({
-        "id": p.id,
-        "market_id": p.market_id,
-        "outcome_id": p.outcome_id,
-        "wallet_id": p.wallet_id,
-        "shares": Wei(p.shares),
-        "average_cost": if p.shares == 0 { ratio_decimal(0, 1) } else { ratio_decimal(p.total_invested, p.shares) },
-        "total_invested": Wei(p.total_invested),
-        "current_price": v.price,
-        "current_value": Wei(v.value),
-        "unrealized_pnl": SignedWei::difference(v.value, p.total_invested),
-        "status": p.status,
-        "position_type": "long",
-        "is_claimable": p.status == "won",
-        "claimed_amount": p.claimed_amount.map(Wei),
-        "created_at": format_micros(p.created_at),
-        "updated_at": format_micros(p.updated_at),
-    })
+    Ok(Holding::value(p, prices[index], *terms))
 }
 
 /// Only the caller's positions. Values depend on live prices, so sorting happens here.
-pub fn holdings(c: &mut dyn Conn, q: &HoldingsQuery) -> Result<Page<Value>> {
+pub fn holdings(c: &mut dyn Conn, q: &HoldingsQuery) -> Result<Page<Holding>> {
     let mut clauses = vec!["wallet_id = $1".to_string()];
     let mut params: Vec<Param<'_>> = vec![Param::Text(&q.wallet_id)];
     for (column, value) in [("market_id", &q.market_id), ("outcome_id", &q.outcome_id), ("status", &q.status)] {
@@ -87,10 +56,9 @@ pub fn holdings(c: &mut dyn Conn, q: &HoldingsQuery) -> Result<Page<Value>> {
     let positions = c.query(&sql, &params)?.iter().map(position_from_row).collect::<Result<Vec<_>>>()?;
     let mut seen = HashMap::new();
     let mut valued = positions.into_iter().map(|p| value_position(c, p, &mut seen)).collect::<Result<Vec<_>>>()?;
-    valued.sort_by(|a, b| {
-        let (pa, pb) = (&a.position, &b.position);
+    valued.sort_by(|pa, pb| {
         let key = match q.sort.field.as_str() {
-            "current_value" => a.value.cmp(&b.value),
+            "current_value" => pa.current_value.cmp(&pb.current_value),
             "shares" => pa.shares.cmp(&pb.shares),
             "total_invested" => pa.total_invested.cmp(&pb.total_invested),
             "updated_at" => pa.updated_at.cmp(&pb.updated_at),
@@ -101,7 +69,7 @@ pub fn holdings(c: &mut dyn Conn, q: &HoldingsQuery) -> Result<Page<Value>> {
     });
     let total = valued.len() as i64;
     let start = ((q.page.page - 1) * q.page.per_page) as usize;
-    let data = valued.iter().skip(start).take(q.page.per_page as usize).map(holding_json).collect();
+    let data = valued.into_iter().skip(start).take(q.page.per_page as usize).collect();
     Ok(Page::new(data, q.page, total))
 }
 
@@ -117,7 +85,7 @@ pub struct TradeQuery {
     pub sort: Sort,
 }
 
-pub fn trades(c: &mut dyn Conn, q: &TradeQuery) -> Result<Page<Value>> {
+pub fn trades(c: &mut dyn Conn, q: &TradeQuery) -> Result<Page<TradeRecord>> {
     let mut clauses: Vec<String> = Vec::new();
     let mut params: Vec<Param<'_>> = Vec::new();
     for (column, value) in [
@@ -159,20 +127,21 @@ pub fn trades(c: &mut dyn Conn, q: &TradeQuery) -> Result<Page<Value>> {
         .query(&sql, &params)?
         .iter()
         .map(|r| {
-            Ok(json!({
-                "id": r.text(0)?,
-                "market_id": r.text(1)?,
-                "outcome_id": r.text(2)?,
-                "wallet_id": r.text(3)?,
-                "wallet_address": r.text(4)?,
-                "transaction_type": r.text(5)?,
-                "amount": Wei(r.money(6)?),
-                "shares": Wei(r.money(7)?),
-                "price": r.text(8)?,
-                "fee": Wei(r.money(9)?),
-                "net_amount": Wei(r.money(10)?),
-                "created_at": format_micros(r.int(11)?),
-            }))
+            let kind = r.text(5)?;
+            Ok(TradeRecord {
+                id: TradeId(r.text(0)?),
+                market_id: MarketId(r.text(1)?),
+                outcome_id: OutcomeId(r.text(2)?),
+                wallet_id: WalletId(r.text(3)?),
+                wallet_address: r.text(4)?,
+                transaction_type: TradeKind::parse(&kind).ok_or_else(|| Error::internal(format!("unknown trade type {kind:?}")))?,
+                amount: Wei(r.money(6)?),
+                shares: Wei(r.money(7)?),
+                price: r.text(8)?,
+                fee: Wei(r.money(9)?),
+                net_amount: Wei(r.money(10)?),
+                created_at: Timestamp(r.int(11)?),
+            })
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(Page::new(data, q.page, total))
@@ -183,14 +152,14 @@ fn running_total(r: &super::sql::Row, i: usize) -> Result<u128> {
     r.opt_money(i)?.ok_or_else(|| Error::internal("price point without a running volume total"))
 }
 
-fn point_json(market_id: &str, outcome_id: &str, price: u128, volume: u128, at: Micros) -> Value {
-    json!({
-        "market_id": market_id,
-        "outcome_id": outcome_id,
-        "price": lmsr::Price::from_raw(price).to_string(),
-        "volume": Wei(volume),
-        "timestamp": format_micros(at),
-    })
+fn price_point(market_id: &str, outcome_id: &str, price: u128, volume: u128, at: Micros) -> PricePoint {
+    PricePoint {
+        market_id: market_id.to_string(),
+        outcome_id: outcome_id.to_string(),
+        price: lmsr::Price::from_raw(price).to_string(),
+        volume: Wei(volume),
+        timestamp: Timestamp(at),
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -203,20 +172,6 @@ pub struct PriceQuery {
     pub interval: Option<Micros>,
     pub page: PageRequest,
     pub direction: Direction,
-}
-
-const MINUTE: Micros = 60_000_000;
-const HOUR: Micros = 3_600_000_000;
-/// Widths of the maintained candles; every interval is a multiple of one of them.
-const CANDLE_WIDTHS: [Micros; 2] = [MINUTE, HOUR];
-
-/// The candles an interval is built from: the widest maintained width that divides it.
-fn base_width(interval: Micros) -> Micros {
-    if interval % HOUR == 0 { HOUR } else { MINUTE }
-}
-
-fn bucket_start(at: Micros, width: Micros) -> Micros {
-    at.div_euclid(width) * width
 }
 
 /// One outcome's new price point, as a trade writes it.
@@ -234,35 +189,8 @@ pub fn record_prices(c: &mut dyn Conn, market_id: &str, points: &[NewPricePoint<
     upsert_candles(c, market_id, &candles)
 }
 
-/// A trade's share of one candle, or several trades' of the same candle merged.
-#[derive(Debug, Clone)]
-pub struct CandleRow {
-    width: Micros,
-    start: Micros,
-    outcome_id: String,
-    /// The last point's price and running volume total.
-    price: u128,
-    cum_after: u128,
-    /// The running volume total before the first point.
-    cum_before: u128,
-    points: i64,
-}
-
-impl CandleRow {
-    /// Folds a later row of the same candle into this one; false if it is another candle.
-    pub fn absorb(&mut self, later: &CandleRow) -> bool {
-        if (self.width, self.start, &self.outcome_id) != (later.width, later.start, &later.outcome_id) {
-            return false;
-        }
-        self.price = later.price;
-        self.cum_after = later.cum_after;
-        self.points += later.points;
-        true
-    }
-}
-
 /// Inserts a trade's price points; returns the candle rows they make, to upsert.
-pub fn insert_price_points(c: &mut dyn Conn, market_id: &str, points: &[NewPricePoint<'_>], at: Micros) -> Result<Vec<CandleRow>> {
+pub fn insert_price_points(c: &mut dyn Conn, market_id: &str, points: &[NewPricePoint<'_>], at: Micros) -> Result<Vec<Candle>> {
     let totals_after =
         points.iter().map(|p| p.total_before.checked_add(p.volume).ok_or_else(|| Error::internal("volume total overflow"))).collect::<Result<Vec<_>>>()?;
     let mut params: Vec<Param<'_>> = Vec::with_capacity(points.len() * 6);
@@ -274,7 +202,7 @@ pub fn insert_price_points(c: &mut dyn Conn, market_id: &str, points: &[NewPrice
     let mut candles = Vec::with_capacity(points.len() * CANDLE_WIDTHS.len());
     for width in CANDLE_WIDTHS {
         for (p, after) in points.iter().zip(&totals_after) {
-            candles.push(CandleRow {
+            candles.push(Candle {
                 width,
                 start: bucket_start(at, width),
                 outcome_id: p.outcome_id.to_string(),
@@ -290,7 +218,7 @@ pub fn insert_price_points(c: &mut dyn Conn, market_id: &str, points: &[NewPrice
 
 /// Points of one market arrive in time order (trades lock the market and never move its
 /// clock backwards), so the newest rows are the candles' last.
-pub fn upsert_candles(c: &mut dyn Conn, market_id: &str, candles: &[CandleRow]) -> Result<()> {
+pub fn upsert_candles(c: &mut dyn Conn, market_id: &str, candles: &[Candle]) -> Result<()> {
     if candles.is_empty() {
         return Ok(());
     }
@@ -518,7 +446,7 @@ fn whole_buckets(c: &mut dyn Conn, scope: &Scope, range: (Micros, Micros), width
 /// Buckets: the last price in each (outcome, interval) and the summed volume; empty buckets
 /// do not appear. Whole buckets come from candles, the partial ones at the ends of a date
 /// filter from the raw points, so a page costs a few index reads whatever the history's size.
-fn bucketed(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery, width: Micros) -> Result<Page<Value>> {
+fn bucketed(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery, width: Micros) -> Result<Page<PricePoint>> {
     let parts = split(q.from, q.to, width);
     let mut ends = [partial_buckets(c, scope, parts.partial_lo, width)?, partial_buckets(c, scope, parts.partial_hi, width)?];
     if q.direction == Direction::Desc {
@@ -540,7 +468,7 @@ fn bucketed(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery, width: Micros) -> R
     let tail_offset = (offset - head_len - whole_total).max(0);
     let tail_len = tail.len() as i64;
     data.extend(tail.into_iter().skip(tail_offset as usize).take(per_page as usize - data.len()));
-    let data = data.iter().map(|b| point_json(&scope.market_id, &b.outcome_id, b.price, b.volume, b.start)).collect();
+    let data = data.iter().map(|b| price_point(&scope.market_id, &b.outcome_id, b.price, b.volume, b.start)).collect();
     Ok(Page::new(data, q.page, head_len + whole_total + tail_len))
 }
 
@@ -561,7 +489,7 @@ fn count_raw(c: &mut dyn Conn, scope: &Scope, (lo, hi): (Micros, Micros)) -> Res
 
 /// Raw points, newest or oldest first. The total sums the hourly candles' point counts and
 /// counts only the partial hours at the ends point by point.
-fn raw(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery) -> Result<Page<Value>> {
+fn raw(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery) -> Result<Page<PricePoint>> {
     let parts = split(q.from, q.to, HOUR);
     let mut total = 0;
     for range in [parts.partial_lo, parts.partial_hi].into_iter().flatten() {
@@ -592,12 +520,12 @@ fn raw(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery) -> Result<Page<Value>> {
     )?;
     let data = rows
         .iter()
-        .map(|r| Ok(point_json(&scope.market_id, &r.text(0)?, r.money(1)?, r.money(2)?, r.int(3)?)))
+        .map(|r| Ok(price_point(&scope.market_id, &r.text(0)?, r.money(1)?, r.money(2)?, r.int(3)?)))
         .collect::<Result<Vec<_>>>()?;
     Ok(Page::new(data, q.page, total))
 }
 
-pub fn price_history(c: &mut dyn Conn, q: &PriceQuery) -> Result<Page<Value>> {
+pub fn price_history(c: &mut dyn Conn, q: &PriceQuery) -> Result<Page<PricePoint>> {
     let Some(scope) = scope(c, q)? else { return Ok(Page::new(Vec::new(), q.page, 0)) };
     match q.interval {
         Some(width) => bucketed(c, &scope, q, width),

@@ -7,11 +7,8 @@
 //! runs without copies). Elsewhere (PostgreSQL, where trades run concurrently, and SQLite
 //! readers) there are none and trades write straight through.
 
-use super::history::{self, CandleRow};
-use super::ledger;
-use super::markets::{MarketRecord, OutcomeRecord};
-use super::sql::{Conn, Param};
-use crate::error::Result;
+use crate::domain::candle::Candle;
+use crate::domain::market::Market;
 
 #[derive(Default)]
 pub struct HotRows {
@@ -24,10 +21,10 @@ pub struct HotRows {
 }
 
 struct HotMarket {
-    record: MarketRecord,
+    record: Market,
     /// Trades applied to `record` that the stored row does not count yet.
     trades: i64,
-    candles: Vec<CandleRow>,
+    candles: Vec<Candle>,
 }
 
 /// What one trade changes in its market, applied once every check and write of the trade
@@ -43,7 +40,7 @@ pub struct TradeTotals {
 
 impl TradeTotals {
     /// The market as the trade leaves it.
-    pub fn apply_to(&self, m: &mut MarketRecord) {
+    pub fn apply_to(&self, m: &mut Market) {
         let outcome = &mut m.outcomes[self.outcome];
         outcome.total_shares = self.total_shares;
         outcome.total_volume = self.outcome_volume;
@@ -54,7 +51,24 @@ impl TradeTotals {
     }
 }
 
+/// A market kept for a batch, as [`HotRows::take`] hands it over to be written.
+pub struct KeptMarket {
+    pub record: Market,
+    pub trades: i64,
+    pub candles: Vec<Candle>,
+}
+
 impl HotRows {
+    /// Takes every kept market that trades changed, and every changed balance, leaving none.
+    pub fn take(&mut self) -> (Vec<KeptMarket>, Vec<(String, u128)>) {
+        let markets = std::mem::take(&mut self.markets)
+            .into_iter()
+            .filter(|m| m.trades > 0)
+            .map(|m| KeptMarket { record: m.record, trades: m.trades, candles: m.candles })
+            .collect();
+        (markets, std::mem::take(&mut self.balances))
+    }
+
     pub fn changes(&self) -> u64 {
         self.changes
     }
@@ -71,12 +85,12 @@ impl HotRows {
         }
     }
 
-    pub fn get(&self, market_id: &str) -> Option<&MarketRecord> {
+    pub fn get(&self, market_id: &str) -> Option<&Market> {
         self.markets.iter().find(|m| m.record.id == market_id).map(|m| &m.record)
     }
 
     /// Keeps a market just read from the store.
-    pub fn keep(&mut self, record: MarketRecord) {
+    pub fn keep(&mut self, record: Market) {
         if self.get(&record.id).is_none() {
             self.markets.push(HotMarket { record, trades: 0, candles: Vec::new() });
         }
@@ -84,7 +98,7 @@ impl HotRows {
 
     /// Records a trade on a market kept here: its totals and its candle rows. Returns the
     /// candle rows back if the market is not kept.
-    pub fn record_trade(&mut self, market_id: &str, totals: &TradeTotals, candles: Vec<CandleRow>) -> Option<Vec<CandleRow>> {
+    pub fn record_trade(&mut self, market_id: &str, totals: &TradeTotals, candles: Vec<Candle>) -> Option<Vec<Candle>> {
         let Some(m) = self.markets.iter_mut().find(|m| m.record.id == market_id) else {
             return Some(candles);
         };
@@ -98,37 +112,4 @@ impl HotRows {
         }
         None
     }
-}
-
-/// Writes every row changed in memory and forgets them all; the next read loads them again.
-/// Called before COMMIT and before a write that is not a trade.
-pub fn flush(c: &mut dyn Conn) -> Result<()> {
-    let Some(hot) = c.hot() else {
-        return Ok(());
-    };
-    let (markets, balances) = (std::mem::take(&mut hot.markets), std::mem::take(&mut hot.balances));
-    for (account_id, balance) in &balances {
-        ledger::set_balance(c, account_id, *balance)?;
-    }
-    for m in markets.into_iter().filter(|m| m.trades > 0) {
-        write_totals(c, &m.record, &m.record.outcomes, m.trades)?;
-        history::upsert_candles(c, &m.record.id, &m.candles)?;
-    }
-    Ok(())
-}
-
-/// Stores a market's totals after `trades` more trades, and those of `outcomes` (of it).
-pub fn write_totals(c: &mut dyn Conn, m: &MarketRecord, outcomes: &[OutcomeRecord], trades: i64) -> Result<()> {
-    for o in outcomes {
-        c.exec(
-            "UPDATE outcomes SET total_shares = $1, total_volume = $2 WHERE id = $3",
-            &[Param::Money(o.total_shares), Param::Money(o.total_volume), Param::Text(&o.id)],
-        )?;
-    }
-    // Bumping the revision here spares the trigger a second write of the row.
-    c.exec(
-        "UPDATE markets SET total_volume = $1, trade_count = trade_count + $2, updated_at = $3, revision = revision + 1 WHERE id = $4",
-        &[Param::Money(m.total_volume), Param::Int(trades), Param::Int(m.updated_at), Param::Text(&m.id)],
-    )?;
-    Ok(())
 }

@@ -8,89 +8,15 @@ use serde_json::Value as Json;
 
 use super::ledger::{self, Account, Kind, Transfer};
 use super::sql::{id_list, Conn, Dialect, Param, Row};
-use super::tenants::{self, Token};
+use super::tenants;
+use crate::domain::event::Event;
+use crate::domain::ids::{MarketId, OutcomeId};
+use crate::domain::market::{derived_status, Market, MarketStatus, Outcome};
+use crate::domain::tenant::Token;
 use crate::domain::market::{MarketPatch, NewMarket, NewOutcome, OutcomePatch, SearchMarkets};
 use crate::domain::page::{Direction, Page, PageRequest};
 use crate::domain::time::Micros;
 use crate::error::{Error, Result};
-
-#[derive(Debug, Clone)]
-pub struct OutcomeRecord {
-    pub id: String,
-    pub market_id: String,
-    pub index: i64,
-    pub title: String,
-    pub description: String,
-    pub images: Json,
-    pub total_shares: u128,
-    pub total_volume: u128,
-}
-
-#[derive(Debug, Clone)]
-pub struct MarketRecord {
-    pub id: String,
-    pub provider_id: String,
-    pub provider_name: String,
-    pub game_id: Option<String>,
-    pub question: String,
-    pub description: String,
-    pub category: Option<String>,
-    pub resolution_source: Option<String>,
-    pub tags: Json,
-    pub images: Json,
-    pub metadata: Json,
-    pub pricing_method: String,
-    pub token: Token,
-    pub min_bet: u128,
-    pub max_bet: u128,
-    pub liquidity: u128,
-    pub b: u128,
-    pub starts_at: Micros,
-    pub ends_at: Micros,
-    pub creator_wallet_id: String,
-    pub creator_fee: u32,
-    pub platform_fee: u32,
-    /// Stored status: active, resolved or cancelled. See [`MarketRecord::status`].
-    pub stored_status: String,
-    pub total_volume: u128,
-    pub trade_count: i64,
-    pub winning_outcome_id: Option<String>,
-    pub settled_at: Option<Micros>,
-    pub created_at: Micros,
-    pub updated_at: Micros,
-    /// Changes with everything a search result shows of the market (see migration 11).
-    pub revision: i64,
-    pub pool: u128,
-    pub outcomes: Vec<OutcomeRecord>,
-}
-
-/// `closed` is derived: an active market whose end has passed.
-pub fn derived_status(stored_status: &str, ends_at: Micros, now: Micros) -> &str {
-    if stored_status == "active" && now >= ends_at {
-        "closed"
-    } else {
-        stored_status
-    }
-}
-
-impl MarketRecord {
-    pub fn status(&self, now: Micros) -> &str {
-        derived_status(&self.stored_status, self.ends_at, now)
-    }
-
-    pub fn is_settled(&self) -> bool {
-        self.stored_status == "resolved" || self.stored_status == "cancelled"
-    }
-
-    pub fn shares(&self) -> Vec<u128> {
-        self.outcomes.iter().map(|o| o.total_shares).collect()
-    }
-
-    /// Current prices, one per outcome in index order.
-    pub fn prices(&self) -> Result<Vec<lmsr::Price>> {
-        lmsr::prices(self.b, &self.shares()).map_err(|e| Error::internal(format!("prices: {e}")))
-    }
-}
 
 const MARKET_COLUMNS: &str = "m.id, m.provider_id, p.name, m.game_id, m.question, m.description, m.category, \
     m.resolution_source, m.tags, m.images, m.metadata, m.pricing_method, \
@@ -104,8 +30,14 @@ fn json_column(r: &Row, i: usize) -> Result<Json> {
     serde_json::from_str(&r.text(i)?).map_err(Error::internal)
 }
 
-fn market_from_row(r: &Row) -> Result<MarketRecord> {
-    Ok(MarketRecord {
+/// A market's stored status column.
+pub fn stored_status(r: &Row, i: usize) -> Result<MarketStatus> {
+    let text = r.text(i)?;
+    MarketStatus::parse(&text).ok_or_else(|| Error::internal(format!("unknown market status {text:?}")))
+}
+
+fn market_from_row(r: &Row) -> Result<Market> {
+    Ok(Market {
         id: r.text(0)?,
         provider_id: r.text(1)?,
         provider_name: r.text(2)?,
@@ -128,7 +60,7 @@ fn market_from_row(r: &Row) -> Result<MarketRecord> {
         creator_wallet_id: r.text(22)?,
         creator_fee: r.int(23)? as u32,
         platform_fee: r.int(24)? as u32,
-        stored_status: r.text(25)?,
+        stored_status: stored_status(r, 25)?,
         total_volume: r.money(26)?,
         trade_count: r.int(27)?,
         winning_outcome_id: r.opt_text(28)?,
@@ -141,8 +73,8 @@ fn market_from_row(r: &Row) -> Result<MarketRecord> {
     })
 }
 
-fn outcome_from_row(r: &Row) -> Result<OutcomeRecord> {
-    Ok(OutcomeRecord {
+fn outcome_from_row(r: &Row) -> Result<Outcome> {
+    Ok(Outcome {
         id: r.text(0)?,
         market_id: r.text(1)?,
         index: r.int(2)?,
@@ -155,13 +87,13 @@ fn outcome_from_row(r: &Row) -> Result<OutcomeRecord> {
 }
 
 /// Fills in the outcomes and pool balances of markets, two queries for any number of them.
-fn load_details(c: &mut dyn Conn, mut markets: Vec<MarketRecord>) -> Result<Vec<MarketRecord>> {
+fn load_details(c: &mut dyn Conn, mut markets: Vec<Market>) -> Result<Vec<Market>> {
     if markets.is_empty() {
         return Ok(markets);
     }
     let ids: Vec<&str> = markets.iter().map(|m| m.id.as_str()).collect();
     let (list, params) = id_list(&ids);
-    let mut outcomes: HashMap<String, Vec<OutcomeRecord>> = HashMap::new();
+    let mut outcomes: HashMap<String, Vec<Outcome>> = HashMap::new();
     let sql = format!(
         "SELECT id, market_id, outcome_index, title, description, images, total_shares, total_volume \
          FROM outcomes WHERE market_id IN ({list}) ORDER BY market_id, outcome_index"
@@ -184,7 +116,7 @@ fn load_details(c: &mut dyn Conn, mut markets: Vec<MarketRecord>) -> Result<Vec<
 }
 
 /// A market with its outcomes and pool; `lock` takes the row lock where the dialect has one.
-pub fn market(c: &mut dyn Conn, id: &str, lock: bool) -> Result<Option<MarketRecord>> {
+pub fn market(c: &mut dyn Conn, id: &str, lock: bool) -> Result<Option<Market>> {
     if lock && c.lock_clause().is_empty() {
         // SQLite: the single writer already serializes; nothing to lock.
     } else if lock {
@@ -199,7 +131,7 @@ pub fn market(c: &mut dyn Conn, id: &str, lock: bool) -> Result<Option<MarketRec
 }
 
 /// The provider's own market, or 404 (another provider's market is invisible).
-pub fn provider_market(c: &mut dyn Conn, provider_id: &str, id: &str) -> Result<MarketRecord> {
+pub fn provider_market(c: &mut dyn Conn, provider_id: &str, id: &str) -> Result<Market> {
     match market(c, id, true)? {
         Some(m) if m.provider_id == provider_id => Ok(m),
         _ => Err(Error::NotFound),
@@ -207,7 +139,7 @@ pub fn provider_market(c: &mut dyn Conn, provider_id: &str, id: &str) -> Result<
 }
 
 /// The market an outcome belongs to, and the outcome's position in it.
-pub fn market_of_outcome(c: &mut dyn Conn, outcome_id: &str) -> Result<Option<(MarketRecord, usize)>> {
+pub fn market_of_outcome(c: &mut dyn Conn, outcome_id: &str) -> Result<Option<(Market, usize)>> {
     let Some(row) = c.query_opt("SELECT market_id FROM outcomes WHERE id = $1", &[Param::Text(outcome_id)])? else {
         return Ok(None);
     };
@@ -235,7 +167,7 @@ fn insert_outcome(c: &mut dyn Conn, market_id: &str, o: &NewOutcome) -> Result<(
     Ok(())
 }
 
-pub fn create_market(c: &mut dyn Conn, m: NewMarket, now: Micros) -> Result<MarketRecord> {
+pub fn create_market(c: &mut dyn Conn, m: NewMarket, now: Micros) -> Result<Market> {
     if tenants::token(c, &m.token_id)?.is_none() {
         return Err(Error::rule_on("unknown_token", "token_id", "no such token"));
     }
@@ -300,17 +232,18 @@ pub fn create_market(c: &mut dyn Conn, m: NewMarket, now: Micros) -> Result<Mark
         },
     )
     .map_err(|e| ledger::map_transfer_error(e, "insufficient_treasury", "treasury"))?;
+    c.emit(Event::MarketCreated { market_id: MarketId::from(m.id.as_str()) })?;
     market(c, &m.id, false)?.ok_or_else(|| Error::internal("created market vanished"))
 }
 
-fn ensure_editable(m: &MarketRecord) -> Result<()> {
+fn ensure_editable(m: &Market) -> Result<()> {
     if m.is_settled() {
         return Err(Error::conflict("market_settled", format!("the market is {}", m.stored_status)));
     }
     Ok(())
 }
 
-pub fn update_market(c: &mut dyn Conn, provider_id: &str, id: &str, patch: MarketPatch, now: Micros) -> Result<MarketRecord> {
+pub fn update_market(c: &mut dyn Conn, provider_id: &str, id: &str, patch: MarketPatch, now: Micros) -> Result<Market> {
     let m = provider_market(c, provider_id, id)?;
     ensure_editable(&m)?;
     let merged = patch.apply_to(&m)?;
@@ -336,13 +269,14 @@ pub fn update_market(c: &mut dyn Conn, provider_id: &str, id: &str, patch: Marke
             Param::Text(id),
         ],
     )?;
+    c.emit(Event::MarketUpdated { market_id: MarketId::from(id) })?;
     market(c, id, false)?.ok_or_else(|| Error::internal("updated market vanished"))
 }
 
 /// Adds an outcome. Before the first trade, b is recomputed for n+1 outcomes (all prices
 /// become 1/(n+1)); after trades, b stays and the provider's treasury funds the extra
 /// worst-case loss into the pool, so solvency holds either way.
-pub fn create_outcome(c: &mut dyn Conn, provider_id: &str, market_id: &str, o: NewOutcome, now: Micros) -> Result<(MarketRecord, String)> {
+pub fn create_outcome(c: &mut dyn Conn, provider_id: &str, market_id: &str, o: NewOutcome, now: Micros) -> Result<(Market, String)> {
     let m = provider_market(c, provider_id, market_id)?;
     ensure_editable(&m)?;
     if m.outcomes.len() >= lmsr::MAX_OUTCOMES {
@@ -380,11 +314,12 @@ pub fn create_outcome(c: &mut dyn Conn, provider_id: &str, market_id: &str, o: N
         ])?;
     }
     insert_outcome(c, market_id, &o)?;
+    c.emit(Event::OutcomeCreated { market_id: MarketId::from(market_id), outcome_id: OutcomeId::from(o.id.as_str()) })?;
     let m = market(c, market_id, false)?.ok_or_else(|| Error::internal("market vanished"))?;
     Ok((m, o.id))
 }
 
-pub fn update_outcome(c: &mut dyn Conn, provider_id: &str, market_id: &str, outcome_id: &str, patch: OutcomePatch, now: Micros) -> Result<MarketRecord> {
+pub fn update_outcome(c: &mut dyn Conn, provider_id: &str, market_id: &str, outcome_id: &str, patch: OutcomePatch, now: Micros) -> Result<Market> {
     let m = provider_market(c, provider_id, market_id)?;
     ensure_editable(&m)?;
     let current = m.outcomes.iter().find(|o| o.id == outcome_id).ok_or(Error::NotFound)?;
@@ -404,6 +339,7 @@ pub fn update_outcome(c: &mut dyn Conn, provider_id: &str, market_id: &str, outc
         ],
     )?;
     c.exec("UPDATE markets SET updated_at = $1 WHERE id = $2", &[Param::Int(now), Param::Text(market_id)])?;
+    c.emit(Event::OutcomeUpdated { market_id: MarketId::from(market_id), outcome_id: OutcomeId::from(outcome_id) })?;
     market(c, market_id, false)?.ok_or_else(|| Error::internal("market vanished"))
 }
 
@@ -719,7 +655,7 @@ pub trait Renderings {
     fn kept(&self, ids: &[Arc<str>], data_version: Option<i64>, now: Micros) -> Vec<Kept<Self::Item>>;
     /// A rendering made at this revision with this status; it becomes known current under
     /// `data_version`, which was read before the revision.
-    fn at_revision(&self, id: &str, revision: i64, status: &str, data_version: Option<i64>) -> Option<Self::Item>;
+    fn at_revision(&self, id: &str, revision: i64, status: MarketStatus, data_version: Option<i64>) -> Option<Self::Item>;
 }
 
 /// What a caller keeps of one market of a search page.
@@ -734,7 +670,7 @@ pub enum Kept<T> {
 /// rendered.
 pub enum SearchHit<T> {
     Cached(T),
-    Loaded(MarketRecord),
+    Loaded(Market),
 }
 
 pub struct SearchPage<T> {
@@ -902,9 +838,9 @@ pub fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &
         let (list, params) = id_list(&unverified_ids);
         let sql = format!("SELECT id, revision, status, ends_at FROM markets WHERE id IN ({list})");
         for row in &c.query(&sql, &params)? {
-            let (id, revision, stored_status, ends_at) = (row.text(0)?, row.int(1)?, row.text(2)?, row.int(3)?);
+            let (id, revision, stored, ends_at) = (row.text(0)?, row.int(1)?, stored_status(&row, 2)?, row.int(3)?);
             let position = unverified[id.as_str()];
-            match renderings.at_revision(&id, revision, derived_status(&stored_status, ends_at, now), data_version) {
+            match renderings.at_revision(&id, revision, derived_status(stored, ends_at, now), data_version) {
                 Some(rendering) => hits[position] = Some(rendering),
                 None => {
                     missing.insert(id, position);
@@ -925,4 +861,26 @@ pub fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &
     }
     let data = data.into_iter().map(|hit| hit.ok_or_else(|| Error::internal("searched market vanished"))).collect::<Result<Vec<_>>>()?;
     Ok(SearchPage { page: Page::new(data, q.page, total), data_version })
+}
+
+/// Stores a market's totals after `trades` more trades, and those of `outcomes` (of it).
+pub fn write_totals(c: &mut dyn Conn, m: &Market, outcomes: &[Outcome], trades: i64) -> Result<()> {
+    for o in outcomes {
+        c.exec(
+            "UPDATE outcomes SET total_shares = $1, total_volume = $2 WHERE id = $3",
+            &[Param::Money(o.total_shares), Param::Money(o.total_volume), Param::Text(&o.id)],
+        )?;
+    }
+    // Bumping the revision here spares the trigger a second write of the row.
+    c.exec(
+        "UPDATE markets SET total_volume = $1, trade_count = trade_count + $2, updated_at = $3, revision = revision + 1 WHERE id = $4",
+        &[Param::Money(m.total_volume), Param::Int(trades), Param::Int(m.updated_at), Param::Text(&m.id)],
+    )?;
+    Ok(())
+}
+
+/// The settlement terms of a resolved market: (numerator, denominator) per winning share.
+pub fn payout_terms(c: &mut dyn Conn, market_id: &str) -> Result<(u128, u128)> {
+    let row = c.query_one("SELECT payout_num, payout_den FROM markets WHERE id = $1", &[Param::Text(market_id)])?;
+    Ok((row.opt_money(0)?.unwrap_or(1), row.opt_money(1)?.unwrap_or(1)))
 }

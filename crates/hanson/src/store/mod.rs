@@ -1,6 +1,7 @@
-//! Storage. [`Store`] is the one entry point: each method that changes money or market state
-//! is one call that runs in one transaction on the chosen backend. The operations themselves
-//! are written once, against [`sql::Conn`], in the submodules.
+//! Storage: the SQL and its two backends. [`Store`] is the one entry point: each change of
+//! money or market state is one call that runs in one transaction on the chosen backend and
+//! returns a typed result, its events published once the commit is durable. The operations
+//! themselves are written once, against [`sql::Conn`], in the submodules.
 
 pub mod audit;
 pub mod auth;
@@ -9,14 +10,19 @@ pub mod hot;
 pub mod idempotency;
 pub mod ledger;
 pub mod markets;
+pub mod positions;
 pub mod postgres;
 pub mod sql;
 pub mod sqlite;
 pub mod trading;
 pub mod tenants;
 
+use std::sync::Arc;
+
+use crate::domain::event::Event;
 use crate::error::{Error, Result};
-use sql::Conn;
+use crate::events::{Discard, Publisher};
+use sql::{Conn, Dialect, Param, Row};
 
 #[derive(Clone)]
 pub enum Backend {
@@ -55,6 +61,40 @@ impl Default for StoreOptions {
 #[derive(Clone)]
 pub struct Store {
     backend: Backend,
+    publisher: Arc<dyn Publisher>,
+}
+
+/// The connection a write's operation sees: the backend's, plus the events it emits.
+struct Emitting<'c> {
+    conn: &'c mut dyn Conn,
+    events: Vec<Event>,
+}
+
+impl Conn for Emitting<'_> {
+    fn dialect(&self) -> Dialect {
+        self.conn.dialect()
+    }
+
+    fn exec(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64> {
+        self.conn.exec(sql, params)
+    }
+
+    fn query(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Row>> {
+        self.conn.query(sql, params)
+    }
+
+    fn hot(&mut self) -> Option<&mut hot::HotRows> {
+        self.conn.hot()
+    }
+
+    fn emit(&mut self, event: Event) -> Result<()> {
+        self.events.push(event);
+        Ok(())
+    }
+
+    fn lock_clause(&self) -> &'static str {
+        self.conn.lock_clause()
+    }
 }
 
 impl Store {
@@ -66,16 +106,26 @@ impl Store {
 
     pub fn open_with(url: &str, options: &StoreOptions) -> Result<Store> {
         if url.starts_with("sqlite:") {
-            return Ok(Store { backend: Backend::Sqlite(sqlite::SqliteBackend::open(url)?) });
+            return Ok(Store::with_backend(Backend::Sqlite(sqlite::SqliteBackend::open(url)?)));
         }
         if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let backend = self::postgres::PostgresBackend::open(url, options)?;
-            return Ok(Store { backend: Backend::Postgres(backend) });
+            return Ok(Store::with_backend(Backend::Postgres(backend)));
         }
         let scheme = url.split("://").next().unwrap_or(url);
         Err(Error::internal(format!(
             "unsupported database URL scheme {scheme:?}: expected sqlite:// or postgres://"
         )))
+    }
+
+    fn with_backend(backend: Backend) -> Store {
+        Store { backend, publisher: Arc::new(Discard) }
+    }
+
+    /// Hands every later write's events to `publisher` (the store starts with one that
+    /// discards them).
+    pub fn set_publisher(&mut self, publisher: Arc<dyn Publisher>) {
+        self.publisher = publisher;
     }
 
     /// Runs `op` in one write transaction; returns once it is durable.
@@ -97,11 +147,21 @@ impl Store {
         T: Send + 'static,
         F: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
     {
-        match &self.backend {
-            Backend::Sqlite(b) => b.write(undo, op).await,
+        let op = move |c: &mut dyn Conn| {
+            let mut conn = Emitting { conn: c, events: Vec::new() };
+            let value = op(&mut conn)?;
+            Ok((value, conn.events))
+        };
+        let (value, events) = match &self.backend {
+            Backend::Sqlite(b) => b.write(undo, op).await?,
             // Every write is a transaction of its own there.
-            Backend::Postgres(b) => b.write(op).await,
+            Backend::Postgres(b) => b.write(op).await?,
+        };
+        // The commit is durable here: the backends answer only after it is.
+        if !events.is_empty() {
+            self.publisher.publish(events);
         }
+        Ok(value)
     }
 
     /// Runs `op` on one consistent read snapshot.

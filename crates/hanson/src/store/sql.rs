@@ -1,6 +1,8 @@
 //! The small SQL surface every backend provides. Store operations are written once against
 //! [`Conn`]; placeholders are `$1, $2, ...` in every dialect.
 
+use super::hot::HotRows;
+use crate::domain::event::Event;
 use crate::error::{Error, Result};
 
 #[derive(Debug, Clone, Copy)]
@@ -190,8 +192,14 @@ pub trait Conn {
 
     /// The rows this connection keeps in memory for its group commit (the SQLite writer's,
     /// while it runs a trade; see `hot`); none elsewhere.
-    fn hot(&mut self) -> Option<&mut super::hot::HotRows> {
+    fn hot(&mut self) -> Option<&mut HotRows> {
         None
+    }
+
+    /// Records an event this write causes; [`super::Store::write`] hands the events of a
+    /// write to the publisher once its commit is durable, and drops them if it fails.
+    fn emit(&mut self, _event: Event) -> Result<()> {
+        Err(Error::internal("events are emitted only inside Store::write"))
     }
 
     /// `FOR UPDATE` where the dialect locks rows; SQLite's single writer already serializes.

@@ -1,46 +1,14 @@
 //! Providers, API keys, tokens, wallets and the money that enters or leaves the system.
 
-use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::ledger::{self, Account, Kind, Transfer};
 use super::sql::{Conn, Param, Row};
 use crate::domain::money::Wei;
-use crate::domain::time::{self, Micros};
+use crate::domain::event::{Event, TransferKind};
+use crate::domain::tenant::{Balance, Provider, Token, TransferReceipt, TreasuryDeposit, Wallet, WalletTransfer};
+use crate::domain::time::{Micros, Timestamp};
 use crate::error::{Error, Result};
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Provider {
-    pub id: String,
-    pub name: String,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct Token {
-    pub id: String,
-    pub symbol: String,
-    pub name: String,
-    pub decimals: i64,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Balance {
-    pub token_id: String,
-    pub symbol: String,
-    pub decimals: i64,
-    pub balance: Wei,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Wallet {
-    pub wallet_id: String,
-    pub provider_id: String,
-    pub wallet_address: String,
-    pub wallet_type: String,
-    pub alt_evm_address: Option<String>,
-    #[serde(serialize_with = "time::serialize")]
-    pub created_at: Micros,
-}
 
 pub fn create_provider(c: &mut dyn Conn, id: &str, name: &str, key_hash: &[u8], now: Micros) -> Result<()> {
     c.exec(
@@ -216,7 +184,7 @@ pub struct ExternalTransfer {
 
 /// A stored response and whether it is a replay of an earlier identical request.
 pub struct Recorded {
-    pub response: serde_json::Value,
+    pub response: TransferReceipt,
     pub replayed: bool,
 }
 
@@ -267,13 +235,13 @@ pub fn external_transfer(c: &mut dyn Conn, t: ExternalTransfer, now: Micros) -> 
                 },
             )
             .map_err(|e| ledger::map_transfer_error(e, "insufficient_treasury", "treasury"))?;
-            serde_json::json!({
-                "deposit_id": id,
-                "token_id": t.token_id,
-                "amount": Wei(t.amount),
-                "reference": t.reference,
-                "balance_after": Wei(balance_after),
-                "created_at": time::format_micros(now),
+            TransferReceipt::Treasury(TreasuryDeposit {
+                deposit_id: id.clone(),
+                token_id: t.token_id.clone(),
+                amount: Wei(t.amount),
+                reference: t.reference.clone(),
+                balance_after: Wei(balance_after),
+                created_at: Timestamp(now),
             })
         }
         ExternalKind::WalletDeposit | ExternalKind::WalletWithdrawal => {
@@ -299,15 +267,15 @@ pub fn external_transfer(c: &mut dyn Conn, t: ExternalTransfer, now: Micros) -> 
                 Transfer { kind, from, to, token_id: &t.token_id, amount: t.amount, reference_id: Some(&id), at: now },
             )
             .map_err(|e| ledger::map_transfer_error(e, "insufficient_balance", "wallet"))?;
-            serde_json::json!({
-                "id": id,
-                "wallet_id": wallet.wallet_id,
-                "wallet_address": wallet.wallet_address,
-                "token_id": t.token_id,
-                "amount": Wei(t.amount),
-                "reference": t.reference,
-                "balance_after": Wei(if is_deposit { to_after } else { from_after }),
-                "created_at": time::format_micros(now),
+            TransferReceipt::Wallet(WalletTransfer {
+                id: id.clone(),
+                wallet_id: wallet.wallet_id,
+                wallet_address: wallet.wallet_address,
+                token_id: t.token_id.clone(),
+                amount: Wei(t.amount),
+                reference: t.reference.clone(),
+                balance_after: Wei(if is_deposit { to_after } else { from_after }),
+                created_at: Timestamp(now),
             })
         }
     };
@@ -318,8 +286,10 @@ pub fn external_transfer(c: &mut dyn Conn, t: ExternalTransfer, now: Micros) -> 
             Param::Text(t.kind.as_str()),
             Param::Text(&t.reference),
             Param::Blob(&hash),
-            Param::Text(&response.to_string()),
+            Param::Text(&serde_json::to_string(&response).map_err(Error::internal)?),
         ],
     )?;
+    let kind = if t.kind == ExternalKind::WalletWithdrawal { TransferKind::Withdrawal } else { TransferKind::Deposit };
+    c.emit(Event::TransferCompleted { transfer_id: id, kind })?;
     Ok(Recorded { response, replayed: false })
 }

@@ -1,0 +1,78 @@
+//! Position rows: reading, locking and saving what a wallet holds of an outcome.
+
+use super::sql::{Conn, Param, Row};
+use crate::domain::position::{Position, PositionStatus};
+use crate::error::{Error, Result};
+
+fn position_status(r: &Row, i: usize) -> Result<PositionStatus> {
+    let text = r.text(i)?;
+    PositionStatus::parse(&text).ok_or_else(|| Error::internal(format!("unknown position status {text:?}")))
+}
+
+pub const POSITION_COLUMNS: &str =
+    "id, market_id, outcome_id, wallet_id, shares, total_invested, status, claimed_amount, created_at, updated_at";
+
+pub fn position_from_row(r: &Row) -> Result<Position> {
+    Ok(Position {
+        id: r.text(0)?,
+        market_id: r.text(1)?,
+        outcome_id: r.text(2)?,
+        wallet_id: r.text(3)?,
+        shares: r.money(4)?,
+        total_invested: r.money(5)?,
+        status: position_status(r, 6)?,
+        claimed_amount: r.opt_money(7)?,
+        created_at: r.int(8)?,
+        updated_at: r.int(9)?,
+    })
+}
+
+pub fn position_of(c: &mut dyn Conn, wallet_id: &str, outcome_id: &str) -> Result<Option<Position>> {
+    let sql = format!("SELECT {POSITION_COLUMNS} FROM positions WHERE wallet_id = $1 AND outcome_id = $2{}", c.lock_clause());
+    c.query_opt(&sql, &[Param::Text(wallet_id), Param::Text(outcome_id)])?.map(|r| position_from_row(&r)).transpose()
+}
+
+/// Stores a position: inserted when `stored_status` is None (it was never stored), else
+/// updated from that status.
+pub fn save_position(c: &mut dyn Conn, p: &Position, stored_status: Option<PositionStatus>) -> Result<()> {
+    match stored_status {
+        None => c.exec(
+            "INSERT INTO positions (id, market_id, outcome_id, wallet_id, shares, total_invested, status, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+            &[
+                Param::Text(&p.id),
+                Param::Text(&p.market_id),
+                Param::Text(&p.outcome_id),
+                Param::Text(&p.wallet_id),
+                Param::Money(p.shares),
+                Param::Money(p.total_invested),
+                Param::Text(p.status.as_str()),
+                Param::Int(p.created_at),
+                Param::Int(p.updated_at),
+            ],
+        )?,
+        // Leaving an unchanged status out keeps SQLite from rewriting the position's entry in
+        // the (market_id, status) index on every trade.
+        Some(status) if status == p.status => c.exec(
+            "UPDATE positions SET shares = $1, total_invested = $2, updated_at = $3 WHERE id = $4",
+            &[Param::Money(p.shares), Param::Money(p.total_invested), Param::Int(p.updated_at), Param::Text(&p.id)],
+        )?,
+        Some(_) => c.exec(
+            "UPDATE positions SET shares = $1, total_invested = $2, status = $3, updated_at = $4 WHERE id = $5",
+            &[Param::Money(p.shares), Param::Money(p.total_invested), Param::Text(p.status.as_str()), Param::Int(p.updated_at), Param::Text(&p.id)],
+        )?,
+    };
+    Ok(())
+}
+
+/// The market's active positions, oldest first.
+pub fn active_positions(c: &mut dyn Conn, market_id: &str) -> Result<Vec<Position>> {
+    let sql = format!("SELECT {POSITION_COLUMNS} FROM positions WHERE market_id = $1 AND status = 'active' ORDER BY created_at, id");
+    c.query(&sql, &[Param::Text(market_id)])?.iter().map(position_from_row).collect()
+}
+
+/// One position by id, locked for this transaction.
+pub fn locked_position(c: &mut dyn Conn, position_id: &str) -> Result<Option<Position>> {
+    let sql = format!("SELECT {POSITION_COLUMNS} FROM positions WHERE id = $1{}", c.lock_clause());
+    c.query_opt(&sql, &[Param::Text(position_id)])?.map(|r| position_from_row(&r)).transpose()
+}
