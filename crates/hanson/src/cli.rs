@@ -213,7 +213,7 @@ async fn run(command: Command) -> Result<()> {
                 .ok_or_else(|| Error::invalid("private_key", "must be 0x followed by 64 hex digits"))?;
             let address = wallet_auth::evm_address_from_private_key(&bytes)
                 .map_err(|_| Error::invalid("private_key", "is not a valid secp256k1 key"))?;
-            let message = crate::api::auth::login_message(&nonce);
+            let message = crate::domain::session::login_message(&nonce);
             let signature = wallet_auth::sign_personal(&bytes, message.as_bytes())
                 .map_err(|_| Error::invalid("private_key", "is not a valid secp256k1 key"))?;
             print_json(json!({
@@ -242,7 +242,7 @@ async fn run(command: Command) -> Result<()> {
             Ok(())
         }
         Command::Openapi => {
-            print_json(crate::api::openapi::build());
+            print_json(crate::api::openapi::json().clone());
             Ok(())
         }
         Command::Provider { command: ProviderCommand::Create { name, database } } => {

@@ -2,13 +2,15 @@
 //! profile, logout; and the provider-filled alt-network key registry.
 
 use axum::extract::{Path, State};
-use axum::routing::{get, post, put};
-use axum::{Json, Router};
+use axum::Json;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use sha2::{Digest, Sha256};
 
 use super::extract::{ApiJson, ProviderAuth, UserAuth};
+use super::openapi::{E401, E404, E422};
 use super::views::Message;
 use super::AppState;
 use crate::auth::jwt::{Claims, ISSUER};
@@ -17,61 +19,32 @@ use crate::domain::address::{parse_wallet_address, WalletType};
 use crate::domain::tenant::Balance;
 use crate::domain::time::{now_micros, Timestamp};
 use crate::error::{Error, Result, Validator};
-use crate::domain::session::AltKey;
+use crate::domain::session::{address_field, login_message, provider_id_field, AltKey, Login, LoginInput, NONCE_TTL_MICROS};
 use crate::store::auth::{self as auth_store, LoginGrant, Refreshed};
 use crate::store::tenants;
 
-/// Nonces are valid for five minutes.
-const NONCE_TTL_MICROS: i64 = 5 * 60 * 1_000_000;
-
-pub fn login_message(nonce: &str) -> String {
-    format!("Sign this message to authenticate with nonce: {nonce}")
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(nonce))
+        .routes(routes!(login))
+        .routes(routes!(refresh))
+        .routes(routes!(profile))
+        .routes(routes!(logout))
+        .routes(routes!(put_alt_key))
 }
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/v1/auth/nonce", post(nonce))
-        .route("/v1/auth/login", post(login))
-        .route("/v1/auth/refresh", post(refresh))
-        .route("/v1/auth/profile", get(profile))
-        .route("/v1/auth/logout", post(logout))
-        .route("/v1/providers/alt-keys/{wallet_address}/{key_id}", put(put_alt_key))
-}
-
-fn provider_id_field(value: Option<&str>, v: &mut Validator) -> String {
-    match value.map(uuid::Uuid::parse_str) {
-        Some(Ok(id)) => id.to_string(),
-        Some(Err(_)) => {
-            v.push("provider_id", "must be a UUID");
-            String::new()
-        }
-        None => {
-            v.push("provider_id", "is required");
-            String::new()
-        }
-    }
-}
-
-fn address_field(value: Option<&str>, field: &str, v: &mut Validator) -> Option<(String, WalletType)> {
-    match value.map(parse_wallet_address) {
-        Some(Ok(parsed)) => Some(parsed),
-        Some(Err(message)) => {
-            v.push(field, message);
-            None
-        }
-        None => {
-            v.push(field, "is required");
-            None
-        }
-    }
-}
-
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct NonceInput {
+    /// EVM address (0x + 40 hex, EIP-55 checked when mixed-case) or alt account address (0x + 16 hex).
+    #[schema(required = true)]
     wallet_address: Option<String>,
+    #[schema(required = true, pattern = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")]
     provider_id: Option<String>,
 }
 
+/// Issue a login nonce (single use, 5 minutes, bound to provider and address).
+#[utoipa::path(post, path = "/v1/auth/nonce", tag = "Auth", request_body = NonceInput,
+    responses((status = 200, description = "The nonce and the message to sign", body = NonceGrant), E404, E422))]
 async fn nonce(State(app): State<AppState>, ApiJson(input): ApiJson<NonceInput>) -> Result<Json<NonceGrant>> {
     let mut v = Validator::default();
     let provider_id = provider_id_field(input.provider_id.as_deref(), &mut v);
@@ -83,33 +56,6 @@ async fn nonce(State(app): State<AppState>, ApiJson(input): ApiJson<NonceInput>)
     let stored = nonce.clone();
     app.store.write(move |c| auth_store::issue_nonce(c, &stored, &provider_id, &address, expires_at)).await?;
     Ok(Json(NonceGrant { message: login_message(&nonce), nonce, expires_at: Timestamp(expires_at) }))
-}
-
-#[derive(Deserialize)]
-struct LoginInput {
-    provider_id: Option<String>,
-    wallet_address: Option<String>,
-    signature: Option<String>,
-    nonce: Option<String>,
-    wallet_type: Option<String>,
-    alt_evm_address: Option<String>,
-    key_id: Option<i64>,
-}
-
-fn invalid_signature() -> Error {
-    Error::AuthFailed { code: "invalid_signature", detail: "the signature does not prove control of this wallet" }
-}
-
-/// Parses a signature's hex; malformed input is a 422, never a 401.
-fn signature_bytes(text: &str, with_prefix: bool, expected_len: usize, v: &mut Validator) -> Vec<u8> {
-    match wallet_auth::parse_hex(text, with_prefix) {
-        Ok(bytes) if bytes.len() == expected_len => bytes,
-        _ => {
-            let form = if with_prefix { "0x followed by 130 hex digits" } else { "128 hex digits without 0x" };
-            v.push("signature", format!("must be {form}"));
-            Vec::new()
-        }
-    }
 }
 
 struct Tokens {
@@ -177,77 +123,27 @@ pub struct Profile {
     created_at: Timestamp,
 }
 
+/// Log in with an EIP-191 signature, or an alt-network account key (wallet_type alt).
+#[utoipa::path(post, path = "/v1/auth/login", tag = "Auth", request_body = LoginInput,
+    responses((status = 200, description = "Tokens of a new session", body = TokenGrant), E401, E422))]
 async fn login(State(app): State<AppState>, ApiJson(input): ApiJson<LoginInput>) -> Result<Json<TokenGrant>> {
-    let mut v = Validator::default();
-    let provider_id = provider_id_field(input.provider_id.as_deref(), &mut v);
-    let address = address_field(input.wallet_address.as_deref(), "wallet_address", &mut v);
-    let nonce = input.nonce.clone().unwrap_or_default();
-    if nonce.is_empty() || nonce.len() > 128 {
-        v.push("nonce", "is required");
-    }
-    let is_alt = match input.wallet_type.as_deref() {
-        None | Some("evm") => false,
-        Some("alt") => true,
-        Some(_) => {
-            v.push("wallet_type", "must be evm or alt");
-            false
-        }
-    };
-    let signature_text = input.signature.clone().unwrap_or_default();
-    let signature = if is_alt {
-        signature_bytes(&signature_text, false, 64, &mut v)
-    } else {
-        signature_bytes(&signature_text, true, 65, &mut v)
-    };
-    let mut alt_evm_address = None;
-    if is_alt {
-        match input.alt_evm_address.as_deref().map(parse_wallet_address) {
-            Some(Ok((a, WalletType::Evm))) => alt_evm_address = Some(a),
-            Some(_) => v.push("alt_evm_address", "must be 0x followed by 40 hex digits"),
-            None => v.push("alt_evm_address", "is required for alt wallets"),
-        }
-        if !input.key_id.is_some_and(|k| k >= 0) {
-            v.push("key_id", "is required for alt wallets and must be a non-negative integer");
-        }
-    }
-    if let Some((_, kind)) = &address {
-        if (*kind == WalletType::Alt) != is_alt {
-            v.push("wallet_address", if is_alt { "alt wallets have 0x + 16 hex digit addresses" } else { "EVM wallets have 0x + 40 hex digit addresses" });
-        }
-    }
-    v.finish()?;
-    let (address, wallet_type) = address.ok_or_else(|| Error::internal("validated address missing"))?;
-
+    let login = input.validate()?;
     // Read the nonce and any alt key, then verify outside the writer: a bad signature costs
     // no write and does not burn the nonce.
     let now = now_micros();
-    let (pid, addr, n) = (provider_id.clone(), address.clone(), nonce.clone());
-    let key_id = input.key_id.unwrap_or(0);
+    let (pid, addr, n, alt_key_id) = (login.provider_id.clone(), login.address.clone(), login.nonce.clone(), login.alt.as_ref().map(|a| a.key_id));
     let alt_key = app
         .store
         .read(move |c| {
             auth_store::check_nonce(c, &n, &pid, &addr, now)?;
-            if is_alt { auth_store::alt_key(c, &pid, &addr, key_id) } else { Ok(None) }
+            match alt_key_id {
+                Some(key_id) => auth_store::alt_key(c, &pid, &addr, key_id),
+                None => Ok(None),
+            }
         })
         .await?;
-    let message = login_message(&nonce);
-    if is_alt {
-        let key = alt_key.filter(|k| !k.revoked).ok_or(Error::AuthFailed {
-            code: "invalid_signature",
-            detail: "the account key is unknown or revoked",
-        })?;
-        let public_key = wallet_auth::parse_hex(&key.public_key, false).map_err(|_| invalid_signature())?;
-        let sign_algo = key.sign_algo.parse().map_err(|_| invalid_signature())?;
-        let hash_algo = key.hash_algo.parse().map_err(|_| invalid_signature())?;
-        wallet_auth::verify_alt_signature(&public_key, sign_algo, hash_algo, message.as_bytes(), &signature)
-            .map_err(|_| invalid_signature())?;
-    } else {
-        let recovered = wallet_auth::recover_personal_sign(message.as_bytes(), &signature).map_err(|_| invalid_signature())?;
-        if hex(&recovered) != address[2..] {
-            return Err(invalid_signature());
-        }
-    }
-
+    login.verify(alt_key.as_ref())?;
+    let Login { provider_id, address, wallet_type, nonce, alt, .. } = login;
     let refresh_token = hex(&random_bytes::<32>());
     let session_id = uuid::Uuid::new_v4().to_string();
     let grant = LoginGrant {
@@ -255,7 +151,7 @@ async fn login(State(app): State<AppState>, ApiJson(input): ApiJson<LoginInput>)
         provider_id: provider_id.clone(),
         address,
         wallet_type: wallet_type.as_str(),
-        alt_evm_address,
+        alt_evm_address: alt.map(|a| a.evm_address),
         session_id: session_id.clone(),
         refresh_hash: hash_token(&refresh_token),
         session_expires_at: now + app.auth.refresh_token_ttl_secs * 1_000_000,
@@ -265,12 +161,17 @@ async fn login(State(app): State<AppState>, ApiJson(input): ApiJson<LoginInput>)
     Ok(token_response(&app, Tokens { access_token, refresh_token }, &session_id))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct RefreshInput {
+    #[schema(required = true)]
     refresh_token: Option<String>,
+    #[schema(required = true, pattern = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")]
     provider_id: Option<String>,
 }
 
+/// Rotate the refresh token and get a new access token (reusing a spent token revokes the session).
+#[utoipa::path(post, path = "/v1/auth/refresh", tag = "Auth", request_body = RefreshInput,
+    responses((status = 200, description = "New tokens of the same session", body = TokenGrant), E401, E422))]
 async fn refresh(State(app): State<AppState>, ApiJson(input): ApiJson<RefreshInput>) -> Result<Json<TokenGrant>> {
     let mut v = Validator::default();
     let provider_id = provider_id_field(input.provider_id.as_deref(), &mut v);
@@ -294,6 +195,9 @@ async fn refresh(State(app): State<AppState>, ApiJson(input): ApiJson<RefreshInp
     }
 }
 
+/// The logged-in wallet, its session and balances.
+#[utoipa::path(get, path = "/v1/auth/profile", tag = "Auth", security(("userToken" = [])),
+    responses((status = 200, description = "The caller's wallet", body = Profile), E401))]
 async fn profile(State(app): State<AppState>, user: UserAuth) -> Result<Json<Profile>> {
     let wallet_id = user.wallet_id.clone();
     let (wallet, balances) = app
@@ -316,20 +220,32 @@ async fn profile(State(app): State<AppState>, user: UserAuth) -> Result<Json<Pro
     }))
 }
 
+/// Revoke the session: its access and refresh tokens stop working at once.
+#[utoipa::path(post, path = "/v1/auth/logout", tag = "Auth", security(("userToken" = [])),
+    responses((status = 200, description = "Logged out", body = Message), E401))]
 async fn logout(State(app): State<AppState>, user: UserAuth) -> Result<Json<Message>> {
     let now = now_micros();
     app.store.write(move |c| auth_store::revoke_session(c, &user.session_id, now)).await?;
     Ok(Json(Message { message: "Logged out" }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct AltKeyInput {
+    /// 64 bytes X||Y hex without 0x.
+    #[schema(required = true, pattern = "^[0-9a-fA-F]{128}$")]
     public_key: Option<String>,
+    #[schema(required = true, pattern = "^(ECDSA_P256|ECDSA_secp256k1)$")]
     sign_algo: Option<String>,
+    #[schema(required = true, pattern = "^(SHA2_256|SHA3_256)$")]
     hash_algo: Option<String>,
+    #[schema(default = false)]
     revoked: Option<bool>,
 }
 
+/// Create or replace an alt-network account key in the provider's registry.
+#[utoipa::path(put, path = "/v1/providers/alt-keys/{wallet_address}/{key_id}", tag = "Auth", security(("providerKey" = [])),
+    params(("wallet_address" = String, Path), ("key_id" = String, Path)), request_body = AltKeyInput,
+    responses((status = 200, description = "The key as stored", body = AltKey), E401, E422))]
 async fn put_alt_key(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,

@@ -20,11 +20,13 @@ use axum::extract::{ConnectInfo, DefaultBodyLimit, Request, State};
 use axum::http::{HeaderName, HeaderValue};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use axum::{Json, Router};
-use serde_json::json;
+
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::error::Error;
+use views::Health;
 use crate::store::Store;
 use ratelimit::{Limiter, Rule};
 
@@ -129,16 +131,22 @@ impl AppState {
     }
 }
 
-pub fn router(state: AppState) -> Router {
-    Router::new()
+/// Every route with its OpenAPI description, each declared once with its handler.
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(openapi::base())
         .merge(public::router())
         .merge(provider::router())
         .merge(auth::router())
         .merge(trading::router())
-        .route("/healthz", get(|| async { Json(json!({ "status": "ok" })) }))
-        .route("/readyz", get(readyz))
-        .route("/v1/openapi.json", get(openapi::document))
-        .route("/docs", get(openapi::viewer))
+        .routes(routes!(healthz))
+        .routes(routes!(readyz))
+        .routes(routes!(openapi::document))
+        .routes(routes!(openapi::viewer))
+}
+
+pub fn router(state: AppState) -> Router {
+    let (router, _) = routes().split_for_parts();
+    router
         .fallback(|| async { Error::NoRoute })
         .method_not_allowed_fallback(|| async { Error::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
@@ -147,9 +155,17 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
+/// The process is up.
+#[utoipa::path(get, path = "/healthz", tag = "Operations", responses((status = 200, body = Health)))]
+async fn healthz() -> Json<Health> {
+    Json(Health { status: "ok" })
+}
+
+/// The database is reachable.
+#[utoipa::path(get, path = "/readyz", tag = "Operations", responses((status = 200, body = Health)))]
 async fn readyz(State(app): State<AppState>) -> Response {
     match app.store.ping().await {
-        Ok(()) => Json(json!({ "status": "ready" })).into_response(),
+        Ok(()) => Json(Health { status: "ready" }).into_response(),
         Err(e) => {
             tracing::warn!(error = %e, "readiness check failed");
             Error::Internal(format!("database unreachable: {e}")).into_response()

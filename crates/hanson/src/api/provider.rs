@@ -4,35 +4,43 @@
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use axum::routing::{get, post, put};
-use axum::{Json, Router};
+use axum::Json;
 use serde::Deserialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 use serde_json::Value as Json_;
 
 use super::extract::{ApiJson, HashedJson, ProviderAuth};
 use super::views::{MarketCreated, MarketHeader, MarketUpdated, OutcomeChanged, OutcomeView, Treasury, WalletView};
+use super::openapi::{IdempotencyKey, E401, E404, E409, E422};
 use super::{idempotent, AppState};
 use crate::domain::address::parse_wallet_address;
 use crate::domain::market::{wei_field, CreateMarketInput, OutcomeInput, UpdateMarketInput};
-use crate::domain::tenant::TransferReceipt;
+use crate::domain::money::Wei;
+use crate::domain::tenant::{TransferReceipt, TreasuryDeposit, WalletTransfer};
 use crate::domain::time::{now_micros, Timestamp};
 use crate::error::{Error, Result, Validator};
 use crate::store::markets;
 use crate::store::tenants::{self, ExternalKind, ExternalTransfer, Recorded};
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/v1/providers/markets", post(create_market))
-        .route("/v1/providers/markets/{market_id}", put(update_market))
-        .route("/v1/providers/markets/{market_id}/outcomes", post(create_outcome))
-        .route("/v1/providers/markets/{market_id}/outcomes/{outcome_id}", put(update_outcome))
-        .route("/v1/providers/treasury", get(treasury))
-        .route("/v1/providers/treasury/deposits", post(treasury_deposit))
-        .route("/v1/providers/wallets/deposits", post(wallet_deposit))
-        .route("/v1/providers/wallets/withdrawals", post(wallet_withdrawal))
-        .route("/v1/providers/wallets/{wallet_address}", get(wallet))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(create_market))
+        .routes(routes!(update_market))
+        .routes(routes!(create_outcome))
+        .routes(routes!(update_outcome))
+        .routes(routes!(treasury))
+        .routes(routes!(treasury_deposit))
+        .routes(routes!(wallet_deposit))
+        .routes(routes!(wallet_withdrawal))
+        .routes(routes!(wallet))
 }
 
+/// Create a market; liquidity moves from the treasury into the market pool.
+#[utoipa::path(post, path = "/v1/providers/markets", tag = "Provider", security(("providerKey" = [])),
+    params(IdempotencyKey), request_body = CreateMarketInput,
+    responses((status = 201, description = "The market, open for trading from starts_at", body = MarketCreated), E401, E422))]
 async fn create_market(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,
@@ -64,6 +72,10 @@ async fn create_market(
     .await
 }
 
+/// Update a market (partial: only fields present change).
+#[utoipa::path(put, path = "/v1/providers/markets/{market_id}", tag = "Provider", security(("providerKey" = [])),
+    params(("market_id" = String, Path)), request_body = UpdateMarketInput,
+    responses((status = 200, description = "The market after the change", body = MarketUpdated), E401, E404, E409, E422))]
 async fn update_market(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,
@@ -88,6 +100,10 @@ async fn update_market(
     }))
 }
 
+/// Add an outcome (before trades: b is recomputed; after trades: the treasury funds the extra worst-case loss).
+#[utoipa::path(post, path = "/v1/providers/markets/{market_id}/outcomes", tag = "Provider", security(("providerKey" = [])),
+    params(("market_id" = String, Path)), request_body = OutcomeInput,
+    responses((status = 201, description = "The new outcome", body = OutcomeChanged), E401, E404, E409, E422))]
 async fn create_outcome(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,
@@ -101,6 +117,10 @@ async fn create_outcome(
     Ok((StatusCode::CREATED, Json(OutcomeChanged { outcome: OutcomeView::of(&market, &outcome_id)?, message: "Outcome created" })))
 }
 
+/// Update an outcome (partial).
+#[utoipa::path(put, path = "/v1/providers/markets/{market_id}/outcomes/{outcome_id}", tag = "Provider", security(("providerKey" = [])),
+    params(("market_id" = String, Path), ("outcome_id" = String, Path)), request_body = OutcomeInput,
+    responses((status = 200, description = "The outcome after the change", body = OutcomeChanged), E401, E404, E409, E422))]
 async fn update_outcome(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,
@@ -115,11 +135,16 @@ async fn update_outcome(
     Ok(Json(OutcomeChanged { outcome: OutcomeView::of(&market, &outcome_id)?, message: "Outcome updated" }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct DepositInput {
+    #[schema(required = true)]
     token_id: Option<String>,
+    #[schema(value_type = Wei, required = true)]
     amount: Option<Json_>,
+    /// The external transfer's id: a repeat with the same reference answers the first result.
+    #[schema(required = true, max_length = 200)]
     reference: Option<String>,
+    /// Required for wallet deposits and withdrawals.
     wallet_address: Option<String>,
 }
 
@@ -179,6 +204,13 @@ async fn run_external(app: &AppState, headers: &HeaderMap, provider_id: String, 
     .await
 }
 
+/// Deposit into the treasury (idempotent by reference: a replay answers 200 with the original body).
+#[utoipa::path(post, path = "/v1/providers/treasury/deposits", tag = "Money", security(("providerKey" = [])),
+    params(IdempotencyKey), request_body = DepositInput,
+    responses(
+        (status = 201, description = "The deposit", body = TreasuryDeposit),
+        (status = 200, description = "Replay of an earlier identical request (same reference)", body = TreasuryDeposit),
+        E401, E409, E422))]
 async fn treasury_deposit(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,
@@ -188,6 +220,13 @@ async fn treasury_deposit(
     run_external(&app, &headers, provider.id, ExternalKind::TreasuryDeposit, body).await
 }
 
+/// Deposit into a wallet, creating it in the provider's tenant (idempotent by reference).
+#[utoipa::path(post, path = "/v1/providers/wallets/deposits", tag = "Money", security(("providerKey" = [])),
+    params(IdempotencyKey), request_body = DepositInput,
+    responses(
+        (status = 201, description = "The deposit", body = WalletTransfer),
+        (status = 200, description = "Replay of an earlier identical request (same reference)", body = WalletTransfer),
+        E401, E409, E422))]
 async fn wallet_deposit(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,
@@ -197,6 +236,13 @@ async fn wallet_deposit(
     run_external(&app, &headers, provider.id, ExternalKind::WalletDeposit, body).await
 }
 
+/// Withdraw from a wallet (idempotent by reference).
+#[utoipa::path(post, path = "/v1/providers/wallets/withdrawals", tag = "Money", security(("providerKey" = [])),
+    params(IdempotencyKey), request_body = DepositInput,
+    responses(
+        (status = 201, description = "The withdrawal", body = WalletTransfer),
+        (status = 200, description = "Replay of an earlier identical request (same reference)", body = WalletTransfer),
+        E401, E409, E422))]
 async fn wallet_withdrawal(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,
@@ -206,12 +252,19 @@ async fn wallet_withdrawal(
     run_external(&app, &headers, provider.id, ExternalKind::WalletWithdrawal, body).await
 }
 
+/// Treasury balances.
+#[utoipa::path(get, path = "/v1/providers/treasury", tag = "Money", security(("providerKey" = [])),
+    responses((status = 200, description = "The provider's treasury", body = Treasury), E401))]
 async fn treasury(State(app): State<AppState>, ProviderAuth(provider): ProviderAuth) -> Result<Json<Treasury>> {
     let id = provider.id.clone();
     let balances = app.store.read(move |c| tenants::balances(c, "treasury", &id)).await?;
     Ok(Json(Treasury { provider_id: provider.id, balances }))
 }
 
+/// Look up a wallet and its balances (address case-insensitive).
+#[utoipa::path(get, path = "/v1/providers/wallets/{wallet_address}", tag = "Money", security(("providerKey" = [])),
+    params(("wallet_address" = String, Path)),
+    responses((status = 200, description = "The wallet", body = WalletView), E401, E404))]
 async fn wallet(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,

@@ -1,20 +1,23 @@
 //! Public routes (spec 4.1): no authentication.
 
 use axum::extract::{Path, State};
-use axum::routing::{get, post};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use axum::{Json, Router};
+use axum::Json;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::Value as Json_;
 
 use super::extract::ApiJson;
 use super::views::{self, BetPreview, List, MarketDetail, PreviewToken, SellPreview};
+use super::openapi::{E404, E409, E422};
 use super::AppState;
 use crate::domain::market::{wei_field, MarketFilters};
 use crate::domain::money::Wei;
-use crate::domain::page::SearchRequest;
+use crate::domain::page::{Page, SearchRequest};
 use crate::domain::time::now_micros;
 use crate::domain::trade::{quote_buy, quote_sell, SellBy};
 use crate::error::{Error, Result, Validator};
@@ -23,15 +26,18 @@ use crate::domain::tenant::Token;
 use crate::store::markets::{self, SearchHit, SearchPage};
 use crate::store::tenants;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/v1/markets/search", post(search_markets))
-        .route("/v1/markets/bet-preview", post(bet_preview))
-        .route("/v1/markets/sell-preview", post(sell_preview))
-        .route("/v1/markets/{market_id}", get(market_detail))
-        .route("/v1/tokens", get(list_tokens))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(search_markets))
+        .routes(routes!(bet_preview))
+        .routes(routes!(sell_preview))
+        .routes(routes!(market_detail))
+        .routes(routes!(list_tokens))
 }
 
+/// Search markets.
+#[utoipa::path(post, path = "/v1/markets/search", tag = "Public", request_body = SearchRequest<MarketFilters>,
+    responses((status = 200, description = "One page of markets", body = Page<views::MarketSummary>), E422))]
 async fn search_markets(
     State(app): State<AppState>,
     ApiJson(request): ApiJson<SearchRequest<MarketFilters>>,
@@ -68,11 +74,16 @@ async fn search_markets(
     Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
 }
 
+/// Get market details.
+#[utoipa::path(get, path = "/v1/markets/{market_id}", tag = "Public", params(("market_id" = String, Path)),
+    responses((status = 200, description = "The market", body = MarketDetail), E404))]
 async fn market_detail(State(app): State<AppState>, Path(market_id): Path<String>) -> Result<Json<MarketDetail>> {
     let market = app.store.read(move |c| markets::market(c, &market_id, false)).await?.ok_or(Error::NotFound)?;
     Ok(Json(views::market_detail(&market, now_micros())?))
 }
 
+/// List tokens.
+#[utoipa::path(get, path = "/v1/tokens", tag = "Public", responses((status = 200, description = "Every token", body = List<Token>)))]
 async fn list_tokens(State(app): State<AppState>) -> Result<Json<List<Token>>> {
     let tokens = app.store.read(tenants::tokens).await?;
     Ok(Json(List { data: tokens }))
@@ -87,9 +98,12 @@ pub async fn market_of_outcome(app: &AppState, outcome_id: String) -> Result<(Ma
 }
 
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct BetPreviewInput {
+    #[schema(required = true)]
     outcome_id: Option<String>,
+    /// Gross amount, fee included.
+    #[schema(value_type = Wei, required = true)]
     amount: Option<Json_>,
 }
 
@@ -103,6 +117,9 @@ fn required_text(value: Option<String>, field: &str, v: &mut Validator) -> Strin
     }
 }
 
+/// Preview a bet (same code as a trade; changes nothing).
+#[utoipa::path(post, path = "/v1/markets/bet-preview", tag = "Public", request_body = BetPreviewInput,
+    responses((status = 200, description = "What the bet would buy now", body = BetPreview), E409, E422))]
 async fn bet_preview(State(app): State<AppState>, ApiJson(input): ApiJson<BetPreviewInput>) -> Result<Json<BetPreview>> {
     let mut v = Validator::default();
     let outcome_id = required_text(input.outcome_id, "outcome_id", &mut v);
@@ -129,10 +146,16 @@ async fn bet_preview(State(app): State<AppState>, ApiJson(input): ApiJson<BetPre
     }))
 }
 
-#[derive(Deserialize, Clone)]
+/// Exactly one of `shares_amount` and `target_proceeds`.
+#[derive(Deserialize, Clone, ToSchema)]
 pub struct SellInput {
+    #[schema(required = true)]
     pub outcome_id: Option<String>,
+    /// Shares to sell.
+    #[schema(value_type = Option<Wei>)]
     pub shares_amount: Option<Json_>,
+    /// Net proceeds to reach, after fees: the fewest shares that reach it are sold.
+    #[schema(value_type = Option<Wei>)]
     pub target_proceeds: Option<Json_>,
 }
 
@@ -156,6 +179,9 @@ impl SellInput {
     }
 }
 
+/// Preview a sale by shares_amount or by target_proceeds (exactly one).
+#[utoipa::path(post, path = "/v1/markets/sell-preview", tag = "Public", request_body = SellInput,
+    responses((status = 200, description = "What the sale would pay now", body = SellPreview), E409, E422))]
 async fn sell_preview(State(app): State<AppState>, ApiJson(input): ApiJson<SellInput>) -> Result<Json<SellPreview>> {
     let mut v = Validator::default();
     let by = input.sell_by(&mut v)?;

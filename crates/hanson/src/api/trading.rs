@@ -4,37 +4,42 @@
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use axum::routing::post;
-use axum::{Json, Router};
+use axum::Json;
 use serde::Deserialize;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 use serde_json::{Map, Value};
 
 use super::extract::{ApiJson, HashedJson, ProviderAuth, UserAuth, UserToken};
 use super::public::SellInput;
+use super::openapi::{IdempotencyKey, E401, E403, E404, E409, E422};
 use super::{idempotent, AppState};
 use crate::domain::market::wei_field;
 use crate::domain::candle::PricePoint;
-use crate::domain::page::{Page, SearchRequest};
-use crate::domain::position::Holding;
-use crate::domain::time::{now_micros, parse_timestamp, Micros};
+use crate::domain::money::Wei;
+use crate::domain::page::{Page, SearchRequest, Searchable};
+use crate::domain::position::{Holding, PositionStatus, PositionType};
+use crate::domain::settlement::{Cancellation, ClaimReceipt, Resolution};
+use crate::domain::time::{now_micros, parse_timestamp, Micros, Timestamp};
 use crate::error::{Error, Result, Validator};
 use crate::store::history::{self, HoldingsQuery, PriceQuery, TradeQuery};
 use crate::store::Undo;
 use crate::domain::ids::{MarketId, OutcomeId};
 use crate::domain::settlement::{CancelRequest, ResolveRequest};
-use crate::domain::trade::{BetRequest, SellRequest, TradeRecord, Trader};
+use crate::domain::trade::{BetReceipt, BetRequest, SaleReceipt, SellRequest, TradeKind, TradeRecord, Trader};
 use crate::store::trading;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/v1/markets/{market_id}/bet", post(place_bet))
-        .route("/v1/markets/{market_id}/sell", post(sell))
-        .route("/v1/markets/positions/{position_id}/claim", post(claim))
-        .route("/v1/markets/holdings/search", post(holdings))
-        .route("/v1/markets/positions/search", post(trade_records))
-        .route("/v1/markets/price-history/search", post(price_history))
-        .route("/v1/providers/markets/{market_id}/resolve", post(resolve))
-        .route("/v1/providers/markets/{market_id}/cancel", post(cancel))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(place_bet))
+        .routes(routes!(sell))
+        .routes(routes!(claim))
+        .routes(routes!(holdings))
+        .routes(routes!(trade_records))
+        .routes(routes!(price_history))
+        .routes(routes!(resolve))
+        .routes(routes!(cancel))
 }
 
 /// `session_id` in the body must be the token's own session.
@@ -55,13 +60,22 @@ fn wallet_principal(user: &UserAuth) -> String {
     format!("wallet:{}", user.wallet_id)
 }
 
-#[derive(Deserialize, Clone)]
+#[derive(Deserialize, Clone, ToSchema)]
 struct BetInput {
+    /// The access token's session.
+    #[schema(required = true)]
     session_id: Option<String>,
+    #[schema(required = true)]
     outcome_id: Option<String>,
+    /// Gross amount paid, fee included.
+    #[schema(value_type = Wei, required = true)]
     amount: Option<Value>,
 }
 
+/// Place a bet: the wallet pays amount (fee + net_amount); net_amount buys shares.
+#[utoipa::path(post, path = "/v1/markets/{market_id}/bet", tag = "Trading", security(("userToken" = [])),
+    params(("market_id" = String, Path), IdempotencyKey), request_body = BetInput,
+    responses((status = 200, description = "The bet, durable", body = BetReceipt), E401, E403, E404, E409, E422))]
 async fn place_bet(
     State(app): State<AppState>,
     UserToken(user): UserToken,
@@ -89,13 +103,18 @@ async fn place_bet(
     .await
 }
 
-#[derive(Deserialize, Clone)]
+#[derive(Deserialize, Clone, ToSchema)]
 struct SellBody {
+    #[schema(required = true)]
     session_id: Option<String>,
     #[serde(flatten)]
     sell: SellInput,
 }
 
+/// Sell shares by shares_amount, or the fewest shares whose net proceeds reach target_proceeds.
+#[utoipa::path(post, path = "/v1/markets/{market_id}/sell", tag = "Trading", security(("userToken" = [])),
+    params(("market_id" = String, Path), IdempotencyKey), request_body = SellBody,
+    responses((status = 200, description = "The sale, durable", body = SaleReceipt), E401, E403, E404, E409, E422))]
 async fn sell(
     State(app): State<AppState>,
     UserToken(user): UserToken,
@@ -121,11 +140,16 @@ async fn sell(
     .await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct ClaimInput {
+    #[schema(required = true)]
     session_id: Option<String>,
 }
 
+/// Claim a won position: its payout at the market's payout ratio per winning share unit.
+#[utoipa::path(post, path = "/v1/markets/positions/{position_id}/claim", tag = "Trading", security(("userToken" = [])),
+    params(("position_id" = String, Path), IdempotencyKey), request_body = ClaimInput,
+    responses((status = 200, description = "The claim, durable", body = ClaimReceipt), E401, E403, E404, E409, E422))]
 async fn claim(
     State(app): State<AppState>,
     UserToken(user): UserToken,
@@ -152,22 +176,29 @@ fn date_filter(value: Option<&str>, field: &str, v: &mut Validator) -> Option<Mi
     parsed
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, ToSchema)]
 struct HoldingsFilters {
     market_id: Option<String>,
     outcome_id: Option<String>,
+    #[schema(value_type = Option<PositionStatus>)]
     status: Option<String>,
+    #[schema(value_type = Option<PositionType>)]
     position_type: Option<String>,
 }
 
-const HOLDINGS_SORT: &[&str] = &["created_at", "updated_at", "current_value", "shares", "total_invested"];
-const POSITION_STATUSES: &[&str] = &["active", "closed", "won", "lost", "claimed", "refunded"];
+impl Searchable for HoldingsFilters {
+    const SORT_FIELDS: &'static [&'static str] = &["created_at", "updated_at", "current_value", "shares", "total_invested"];
+}
 
+/// The caller's positions, valued at current prices.
+#[utoipa::path(post, path = "/v1/markets/holdings/search", tag = "Trading", security(("userToken" = [])),
+    request_body = SearchRequest<HoldingsFilters>,
+    responses((status = 200, description = "One page of positions", body = Page<Holding>), E401, E422))]
 async fn holdings(State(app): State<AppState>, user: UserAuth, ApiJson(request): ApiJson<SearchRequest<HoldingsFilters>>) -> Result<Json<Page<Holding>>> {
     let mut v = Validator::default();
-    let (page, sort) = request.paging(HOLDINGS_SORT, &mut v);
+    let (page, sort) = request.paging(&mut v);
     let f = request.filters.unwrap_or_default();
-    if f.status.as_deref().is_some_and(|s| !POSITION_STATUSES.contains(&s)) {
+    if f.status.as_deref().is_some_and(|s| PositionStatus::parse(s).is_none()) {
         v.push("filters.status", "must be one of: active, closed, won, lost, claimed, refunded");
     }
     if f.position_type.as_deref().is_some_and(|t| t != "long") {
@@ -179,21 +210,32 @@ async fn holdings(State(app): State<AppState>, user: UserAuth, ApiJson(request):
     Ok(Json(page))
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize, Default, ToSchema)]
 struct TradeFilters {
     market_id: Option<String>,
     outcome_id: Option<String>,
     wallet_address: Option<String>,
+    #[schema(value_type = Option<TradeKind>)]
     transaction_type: Option<String>,
+    #[schema(value_type = Option<Timestamp>)]
     from_date: Option<String>,
+    #[schema(value_type = Option<Timestamp>)]
     to_date: Option<String>,
 }
 
+impl Searchable for TradeFilters {
+    const SORT_FIELDS: &'static [&'static str] = &["created_at", "amount", "shares"];
+}
+
+/// Search trade records (every trade, public).
+#[utoipa::path(post, path = "/v1/markets/positions/search", tag = "Public",
+    request_body = SearchRequest<TradeFilters>,
+    responses((status = 200, description = "One page of trades", body = Page<TradeRecord>), E422))]
 async fn trade_records(State(app): State<AppState>, ApiJson(request): ApiJson<SearchRequest<TradeFilters>>) -> Result<Json<Page<TradeRecord>>> {
     let mut v = Validator::default();
-    let (page, sort) = request.paging(&["created_at", "amount", "shares"], &mut v);
+    let (page, sort) = request.paging(&mut v);
     let f = request.filters.unwrap_or_default();
-    if f.transaction_type.as_deref().is_some_and(|t| t != "buy" && t != "sell") {
+    if f.transaction_type.as_deref().is_some_and(|t| TradeKind::parse(t).is_none()) {
         v.push("filters.transaction_type", "must be buy or sell");
     }
     let from = date_filter(f.from_date.as_deref(), "filters.from_date", &mut v);
@@ -213,13 +255,21 @@ async fn trade_records(State(app): State<AppState>, ApiJson(request): ApiJson<Se
     Ok(Json(page))
 }
 
-#[derive(Deserialize, Default)]
+/// `market_id` or `outcome_id` is required.
+#[derive(Deserialize, Default, ToSchema)]
 struct PriceFilters {
     market_id: Option<String>,
     outcome_id: Option<String>,
+    #[schema(value_type = Option<Timestamp>)]
     from_date: Option<String>,
+    #[schema(value_type = Option<Timestamp>)]
     to_date: Option<String>,
+    #[schema(pattern = "^(1m|5m|15m|1h|4h|1d)$")]
     interval: Option<String>,
+}
+
+impl Searchable for PriceFilters {
+    const SORT_FIELDS: &'static [&'static str] = &["timestamp"];
 }
 
 /// Bucket widths of the `interval` filter, in microseconds.
@@ -236,9 +286,13 @@ fn interval_micros(interval: &str) -> Option<Micros> {
     Some(seconds * 1_000_000)
 }
 
+/// Search price history, raw or bucketed by interval (last price, summed volume; empty buckets omitted).
+#[utoipa::path(post, path = "/v1/markets/price-history/search", tag = "Public",
+    request_body = SearchRequest<PriceFilters>,
+    responses((status = 200, description = "One page of price points", body = Page<PricePoint>), E422))]
 async fn price_history(State(app): State<AppState>, ApiJson(request): ApiJson<SearchRequest<PriceFilters>>) -> Result<Json<Page<PricePoint>>> {
     let mut v = Validator::default();
-    let (page, sort) = request.paging(&["timestamp"], &mut v);
+    let (page, sort) = request.paging(&mut v);
     let f = request.filters.unwrap_or_default();
     if f.market_id.is_none() && f.outcome_id.is_none() {
         v.push("filters.market_id", "market_id or outcome_id is required");
@@ -282,14 +336,22 @@ fn text(value: Option<String>, field: &str, required: bool, v: &mut Validator) -
     value
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct ResolveInput {
+    #[schema(required = true)]
     winning_outcome_id: Option<String>,
+    #[schema(required = true)]
     resolver_wallet_id: Option<String>,
     resolution_source: Option<String>,
+    /// String values by name.
+    #[schema(value_type = Option<std::collections::HashMap<String, String>>)]
     resolution_data: Option<Value>,
 }
 
+/// Resolve: winners become claimable; the surplus returns to the treasury at once.
+#[utoipa::path(post, path = "/v1/providers/markets/{market_id}/resolve", tag = "Provider", security(("providerKey" = [])),
+    params(("market_id" = String, Path), IdempotencyKey), request_body = ResolveInput,
+    responses((status = 200, description = "The resolution", body = Resolution), E401, E404, E409, E422))]
 async fn resolve(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,
@@ -318,14 +380,22 @@ async fn resolve(
     .await
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 struct CancelInput {
+    #[schema(required = true)]
     canceller_wallet_id: Option<String>,
     cancellation_source: Option<String>,
+    #[schema(required = true)]
     reason: Option<String>,
+    /// String values by name.
+    #[schema(value_type = Option<std::collections::HashMap<String, String>>)]
     cancellation_data: Option<Value>,
 }
 
+/// Cancel: open positions are refunded their cost basis (pro rata if the pool is short).
+#[utoipa::path(post, path = "/v1/providers/markets/{market_id}/cancel", tag = "Provider", security(("providerKey" = [])),
+    params(("market_id" = String, Path), IdempotencyKey), request_body = CancelInput,
+    responses((status = 200, description = "The cancellation", body = Cancellation), E401, E404, E409, E422))]
 async fn cancel(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,

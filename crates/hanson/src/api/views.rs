@@ -69,10 +69,9 @@ pub struct ProviderRef {
     pub name: String,
 }
 
-/// A market as search results show it. Its `outcomes` and `token` are the summary's or the
-/// detail's (see [`MarketDetail`]).
+/// What the summary and the detail of a market both show, besides outcomes and token.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct MarketCore<O, T> {
+pub struct MarketCommon {
     pub id: String,
     pub question: String,
     pub description: String,
@@ -80,20 +79,14 @@ pub struct MarketCore<O, T> {
     pub status: MarketStatus,
     pub total_pool: Wei,
     pub total_volume: Wei,
-    pub outcomes: Vec<O>,
-    pub token: T,
     pub provider: ProviderRef,
     pub created_at: Timestamp,
     pub closes_at: Timestamp,
 }
 
-/// A search result.
-pub type MarketSummary = MarketCore<OutcomeView, TokenRef>;
-
-impl<O, T> MarketCore<O, T> {
-    fn new(m: &Market, now: Micros, outcome: impl Fn(&Outcome, lmsr::Price) -> O, token: T) -> Result<Self> {
-        let prices = m.prices()?;
-        Ok(MarketCore {
+impl MarketCommon {
+    fn new(m: &Market, now: Micros) -> MarketCommon {
+        MarketCommon {
             id: m.id.clone(),
             question: m.question.clone(),
             description: m.description.clone(),
@@ -101,18 +94,29 @@ impl<O, T> MarketCore<O, T> {
             status: m.status(now),
             total_pool: Wei(m.pool),
             total_volume: Wei(m.total_volume),
-            outcomes: m.outcomes.iter().zip(prices).map(|(o, p)| outcome(o, p)).collect(),
-            token,
             provider: ProviderRef { id: m.provider_id.clone(), name: m.provider_name.clone() },
             created_at: Timestamp(m.created_at),
             closes_at: Timestamp(m.ends_at),
-        })
+        }
     }
 }
 
+/// A market as search results show it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct MarketSummary {
+    #[serde(flatten)]
+    pub common: MarketCommon,
+    pub outcomes: Vec<OutcomeView>,
+    pub token: TokenRef,
+}
+
 pub fn market_summary(m: &Market, now: Micros) -> Result<MarketSummary> {
-    let token = TokenRef { id: m.token.id.clone(), symbol: m.token.symbol.clone(), name: m.token.name.clone() };
-    MarketCore::new(m, now, OutcomeView::new, token)
+    let prices = m.prices()?;
+    Ok(MarketSummary {
+        common: MarketCommon::new(m, now),
+        outcomes: m.outcomes.iter().zip(prices).map(|(o, p)| OutcomeView::new(o, p)).collect(),
+        token: TokenRef { id: m.token.id.clone(), symbol: m.token.symbol.clone(), name: m.token.name.clone() },
+    })
 }
 
 /// Market detail: every summary field (outcomes with their volume, the token with its
@@ -120,7 +124,10 @@ pub fn market_summary(m: &Market, now: Micros) -> Result<MarketSummary> {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct MarketDetail {
     #[serde(flatten)]
-    pub core: MarketCore<OutcomeDetail, Token>,
+    pub common: MarketCommon,
+    pub outcomes: Vec<OutcomeDetail>,
+    /// The token, with its decimals.
+    pub token: Token,
     pub resolution_source: Option<String>,
     pub minimum_bet: Wei,
     pub game_id: Option<String>,
@@ -148,10 +155,12 @@ pub struct MarketDetail {
 }
 
 pub fn market_detail(m: &Market, now: Micros) -> Result<MarketDetail> {
-    let outcome = |o: &Outcome, p| OutcomeDetail { outcome: OutcomeView::new(o, p), total_volume: Wei(o.total_volume) };
+    let prices = m.prices()?;
     let settled_at = |status| m.settled_at.filter(|_| m.stored_status == status).map(Timestamp);
     Ok(MarketDetail {
-        core: MarketCore::new(m, now, outcome, m.token.clone())?,
+        common: MarketCommon::new(m, now),
+        outcomes: m.outcomes.iter().zip(prices).map(|(o, p)| OutcomeDetail { outcome: OutcomeView::new(o, p), total_volume: Wei(o.total_volume) }).collect(),
+        token: m.token.clone(),
         resolution_source: m.resolution_source.clone(),
         minimum_bet: Wei(m.min_bet),
         game_id: m.game_id.clone(),

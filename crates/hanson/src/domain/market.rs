@@ -4,10 +4,12 @@
 use serde::Deserialize;
 use serde_json::{Map, Value as Json};
 
+#[allow(unused_imports)] // named by schema attributes
+use super::fees::Percentage;
 use super::fees::{parse_percentage, MAX_TOTAL_FEE_UNITS};
-use super::money::{parse_amount, AmountError};
+use super::money::{parse_amount, AmountError, Wei};
 use super::page::{PageRequest, SearchRequest, Sort};
-use super::time::{parse_timestamp, Micros};
+use super::time::{parse_timestamp, Micros, Timestamp};
 use crate::error::{Error, Result, Validator};
 use super::tenant::Token;
 
@@ -189,11 +191,15 @@ fn metadata_text(metadata: &Map<String, Json>, key: &str) -> Option<String> {
     metadata.get(key).and_then(Json::as_str).map(str::to_string)
 }
 
-#[derive(Debug, Deserialize)]
+/// An outcome to create (title and outcome_index required) or a partial update of one.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct OutcomeInput {
     pub title: Option<String>,
     pub description: Option<String>,
+    /// Image URLs by name.
+    #[schema(value_type = Option<std::collections::HashMap<String, String>>)]
     pub images: Option<Map<String, Json>>,
+    #[schema(minimum = 0)]
     pub outcome_index: Option<i64>,
 }
 
@@ -239,24 +245,42 @@ impl OutcomeInput {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct CreateMarketInput {
     pub game_id: Option<String>,
+    #[schema(required = true, max_length = 500)]
     pub question: Option<String>,
     pub description: Option<String>,
     pub tags: Option<Vec<String>>,
+    /// Image URLs by name.
+    #[schema(value_type = Option<std::collections::HashMap<String, String>>)]
     pub images: Option<Map<String, Json>>,
+    /// `lmsr`, the only method.
+    #[schema(pattern = "^lmsr$")]
     pub pricing_method: Option<String>,
+    #[schema(required = true)]
     pub token_id: Option<String>,
+    #[schema(value_type = Option<Wei>)]
     pub min_bet_amount: Option<Json>,
+    #[schema(value_type = Option<Wei>)]
     pub max_bet_amount: Option<Json>,
+    /// Moved from the provider's treasury into the market's pool.
+    #[schema(value_type = Wei, required = true)]
     pub liquidity: Option<Json>,
+    #[schema(value_type = Option<Timestamp>)]
     pub starts_at: Option<String>,
+    #[schema(value_type = Timestamp, required = true)]
     pub ends_at: Option<String>,
+    #[schema(required = true)]
     pub creator_wallet_id: Option<String>,
+    #[schema(value_type = Option<Percentage>)]
     pub creator_fee_percentage: Option<serde_json::Number>,
+    #[schema(value_type = Option<Percentage>)]
     pub platform_fee_percentage: Option<serde_json::Number>,
+    /// `category` and `resolution_source` are searchable and shown.
+    #[schema(value_type = Option<Object>)]
     pub metadata: Option<Map<String, Json>>,
+    #[schema(required = true, min_items = 2, max_items = 64)]
     pub outcomes: Option<Vec<OutcomeInput>>,
 }
 
@@ -403,16 +427,23 @@ impl CreateMarketInput {
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 pub struct UpdateMarketInput {
+    #[schema(max_length = 500)]
     pub question: Option<String>,
     pub description: Option<String>,
     pub tags: Option<Vec<String>>,
+    #[schema(value_type = Option<std::collections::HashMap<String, String>>)]
     pub images: Option<Map<String, Json>>,
+    #[schema(value_type = Option<Wei>)]
     pub min_bet_amount: Option<Json>,
+    #[schema(value_type = Option<Wei>)]
     pub max_bet_amount: Option<Json>,
+    #[schema(value_type = Option<Timestamp>)]
     pub ends_at: Option<String>,
+    #[schema(value_type = Option<Percentage>)]
     pub creator_fee_percentage: Option<serde_json::Number>,
+    #[schema(value_type = Option<Object>)]
     pub metadata: Option<Map<String, Json>>,
 }
 
@@ -541,17 +572,22 @@ impl OutcomeInput {
     }
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 pub struct MarketFilters {
     pub provider_id: Option<String>,
     pub token_id: Option<String>,
+    #[schema(value_type = Option<MarketStatus>)]
     pub status: Option<String>,
     pub category: Option<String>,
+    /// Case-insensitive match on question and description.
+    #[schema(max_length = 200)]
     pub search_query: Option<String>,
 }
 
-pub const MARKET_SORT_FIELDS: &[&str] = &["created_at", "closes_at", "total_volume", "question"];
-pub const MARKET_STATUSES: &[&str] = &["active", "closed", "resolved", "cancelled"];
+impl super::page::Searchable for MarketFilters {
+    const SORT_FIELDS: &'static [&'static str] = &["created_at", "closes_at", "total_volume", "question"];
+}
+
 
 #[derive(Debug)]
 pub struct SearchMarkets {
@@ -567,10 +603,10 @@ pub struct SearchMarkets {
 impl SearchRequest<MarketFilters> {
     pub fn validate_markets(self) -> Result<SearchMarkets> {
         let mut v = Validator::default();
-        let (page, sort) = self.paging(MARKET_SORT_FIELDS, &mut v);
+        let (page, sort) = self.paging(&mut v);
         let f = self.filters.unwrap_or_default();
         if let Some(s) = f.status.as_deref() {
-            if !MARKET_STATUSES.contains(&s) {
+            if MarketStatus::parse(s).is_none() {
                 v.push("filters.status", "must be one of: active, closed, resolved, cancelled");
             }
         }

@@ -46,33 +46,71 @@ pub struct Sort {
     pub direction: Direction,
 }
 
+/// The filters of one search endpoint, and the fields it sorts by: the first is the default,
+/// sorted newest (largest) first by default.
+pub trait Searchable {
+    const SORT_FIELDS: &'static [&'static str];
+}
+
 /// The common search request: `{filters, pagination: {page, per_page}, sort: {field, direction}}`.
-#[derive(Debug, Default, Deserialize)]
-pub struct SearchRequest<F> {
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+pub struct SearchRequest<F: Searchable> {
     #[serde(default)]
     pub filters: Option<F>,
     #[serde(default)]
     pub pagination: Option<PaginationInput>,
     #[serde(default)]
-    pub sort: Option<SortInput>,
+    pub sort: Option<SortInput<F>>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 pub struct PaginationInput {
+    #[schema(minimum = 1, default = 1)]
     pub page: Option<i64>,
+    #[schema(minimum = 1, maximum = 100, default = 20)]
     pub per_page: Option<i64>,
 }
 
-#[derive(Debug, Default, Deserialize)]
-pub struct SortInput {
-    pub field: Option<String>,
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct SortInput<F: Searchable> {
+    pub field: Option<SortField<F>>,
+    #[schema(value_type = Option<String>, pattern = "^(asc|desc)$", default = "desc")]
     pub direction: Option<String>,
 }
 
-impl<F> SearchRequest<F> {
-    /// Validates paging and sorting against the endpoint's sort whitelist; the first entry is
-    /// the default field, sorted newest (largest) first by default.
-    pub fn paging(&self, sort_fields: &[&str], v: &mut Validator) -> (PageRequest, Sort) {
+/// A sort field as sent; checked against the endpoint's whitelist by [`SearchRequest::paging`]
+/// (unknown: 422), and documented as that whitelist.
+#[derive(Debug)]
+pub struct SortField<F>(pub String, std::marker::PhantomData<F>);
+
+impl<'de, F> Deserialize<'de> for SortField<F> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d).map(|text| SortField(text, std::marker::PhantomData))
+    }
+}
+
+// utoipa composes the schemas of generic fields through ComposeSchema (what its derive
+// implements for generic types); PartialSchema follows from it.
+impl<F: Searchable> utoipa::__dev::ComposeSchema for SortField<F> {
+    fn compose(_: Vec<utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>>) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .enum_values(Some(F::SORT_FIELDS.iter().copied()))
+            .default(Some(serde_json::Value::from(F::SORT_FIELDS[0])))
+            .into()
+    }
+}
+
+impl<F: Searchable> utoipa::ToSchema for SortField<F> {
+    fn name() -> std::borrow::Cow<'static, str> {
+        std::borrow::Cow::Borrowed("SortField")
+    }
+}
+
+impl<F: Searchable> SearchRequest<F> {
+    /// Validates paging and sorting against the endpoint's sort whitelist.
+    pub fn paging(&self, v: &mut Validator) -> (PageRequest, Sort) {
+        let sort_fields = F::SORT_FIELDS;
         let pagination = self.pagination.as_ref();
         let page = pagination.and_then(|p| p.page).unwrap_or(1);
         let per_page = pagination.and_then(|p| p.per_page).unwrap_or(DEFAULT_PER_PAGE);
@@ -83,7 +121,7 @@ impl<F> SearchRequest<F> {
             "must be between 1 and 100",
         );
         let sort = self.sort.as_ref();
-        let field = sort.and_then(|s| s.field.clone()).unwrap_or_else(|| sort_fields[0].to_string());
+        let field = sort.and_then(|s| s.field.as_ref()).map_or_else(|| sort_fields[0].to_string(), |f| f.0.clone());
         if !sort_fields.contains(&field.as_str()) {
             v.push("sort.field", format!("must be one of: {}", sort_fields.join(", ")));
         }

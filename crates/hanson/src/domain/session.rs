@@ -1,6 +1,183 @@
 //! Login sessions: a wallet logged in to one provider, and the rules a session lives by.
 
+use serde::Deserialize;
+
+use super::address::{parse_wallet_address, WalletType};
 use super::time::Micros;
+use crate::error::{Error, Result, Validator};
+
+/// Nonces are valid for five minutes.
+pub const NONCE_TTL_MICROS: i64 = 5 * 60 * 1_000_000;
+
+/// The text a wallet signs to log in with `nonce`.
+pub fn login_message(nonce: &str) -> String {
+    format!("Sign this message to authenticate with nonce: {nonce}")
+}
+
+pub fn provider_id_field(value: Option<&str>, v: &mut Validator) -> String {
+    match value.map(uuid::Uuid::parse_str) {
+        Some(Ok(id)) => id.to_string(),
+        Some(Err(_)) => {
+            v.push("provider_id", "must be a UUID");
+            String::new()
+        }
+        None => {
+            v.push("provider_id", "is required");
+            String::new()
+        }
+    }
+}
+
+pub fn address_field(value: Option<&str>, field: &str, v: &mut Validator) -> Option<(String, WalletType)> {
+    match value.map(parse_wallet_address) {
+        Some(Ok(parsed)) => Some(parsed),
+        Some(Err(message)) => {
+            v.push(field, message);
+            None
+        }
+        None => {
+            v.push(field, "is required");
+            None
+        }
+    }
+}
+
+fn invalid_signature() -> Error {
+    Error::AuthFailed { code: "invalid_signature", detail: "the signature does not prove control of this wallet" }
+}
+
+/// Parses a signature's hex; malformed input is a 422, never a 401.
+fn signature_bytes(text: &str, with_prefix: bool, expected_len: usize, v: &mut Validator) -> Vec<u8> {
+    match wallet_auth::parse_hex(text, with_prefix) {
+        Ok(bytes) if bytes.len() == expected_len => bytes,
+        _ => {
+            let form = if with_prefix { "0x followed by 130 hex digits" } else { "128 hex digits without 0x" };
+            v.push("signature", format!("must be {form}"));
+            Vec::new()
+        }
+    }
+}
+
+/// A login as sent: an EIP-191 signature of the nonce's message, or an alt-network
+/// account key's signature (`wallet_type` alt).
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct LoginInput {
+    #[schema(required = true, pattern = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")]
+    pub provider_id: Option<String>,
+    #[schema(required = true)]
+    pub wallet_address: Option<String>,
+    /// EVM: 0x + 65 bytes hex (v in 0, 1, 27, 28; high-s rejected). Alt: 64 bytes r||s hex without 0x.
+    #[schema(required = true)]
+    pub signature: Option<String>,
+    #[schema(required = true, max_length = 128)]
+    pub nonce: Option<String>,
+    /// `evm` (default) or `alt`.
+    #[schema(pattern = "^(evm|alt)$")]
+    pub wallet_type: Option<String>,
+    /// Alt wallets: the EVM address the account maps to.
+    pub alt_evm_address: Option<String>,
+    /// Alt wallets: the account key that signed.
+    #[schema(minimum = 0)]
+    pub key_id: Option<i64>,
+}
+
+/// The alt-network part of a login.
+#[derive(Debug, Clone)]
+pub struct AltLogin {
+    pub evm_address: String,
+    pub key_id: i64,
+}
+
+/// A well-formed login, its signature not yet checked.
+#[derive(Debug, Clone)]
+pub struct Login {
+    pub provider_id: String,
+    pub address: String,
+    pub wallet_type: WalletType,
+    pub nonce: String,
+    pub signature: Vec<u8>,
+    pub alt: Option<AltLogin>,
+}
+
+impl LoginInput {
+    pub fn validate(self) -> Result<Login> {
+        let mut v = Validator::default();
+        let provider_id = provider_id_field(self.provider_id.as_deref(), &mut v);
+        let address = address_field(self.wallet_address.as_deref(), "wallet_address", &mut v);
+        let nonce = self.nonce.clone().unwrap_or_default();
+        if nonce.is_empty() || nonce.len() > 128 {
+            v.push("nonce", "is required");
+        }
+        let is_alt = match self.wallet_type.as_deref() {
+            None | Some("evm") => false,
+            Some("alt") => true,
+            Some(_) => {
+                v.push("wallet_type", "must be evm or alt");
+                false
+            }
+        };
+        let signature_text = self.signature.clone().unwrap_or_default();
+        let signature = if is_alt {
+            signature_bytes(&signature_text, false, 64, &mut v)
+        } else {
+            signature_bytes(&signature_text, true, 65, &mut v)
+        };
+        let mut alt = None;
+        if is_alt {
+            let evm_address = match self.alt_evm_address.as_deref().map(parse_wallet_address) {
+                Some(Ok((a, WalletType::Evm))) => Some(a),
+                Some(_) => {
+                    v.push("alt_evm_address", "must be 0x followed by 40 hex digits");
+                    None
+                }
+                None => {
+                    v.push("alt_evm_address", "is required for alt wallets");
+                    None
+                }
+            };
+            let key_id = self.key_id.filter(|k| *k >= 0);
+            if key_id.is_none() {
+                v.push("key_id", "is required for alt wallets and must be a non-negative integer");
+            }
+            if let (Some(evm_address), Some(key_id)) = (evm_address, key_id) {
+                alt = Some(AltLogin { evm_address, key_id });
+            }
+        }
+        if let Some((_, kind)) = &address {
+            if (*kind == WalletType::Alt) != is_alt {
+                v.push("wallet_address", if is_alt { "alt wallets have 0x + 16 hex digit addresses" } else { "EVM wallets have 0x + 40 hex digit addresses" });
+            }
+        }
+        v.finish()?;
+        let (address, wallet_type) = address.ok_or_else(|| Error::internal("validated address missing"))?;
+        Ok(Login { provider_id, address, wallet_type, nonce, signature, alt })
+    }
+}
+
+impl Login {
+    /// The signature proves control of the wallet: an EVM signature recovers to the
+    /// address; an alt signature verifies with the wallet's registered, unrevoked `alt_key`.
+    pub fn verify(&self, alt_key: Option<&AltKey>) -> Result<()> {
+        let message = login_message(&self.nonce);
+        if self.alt.is_some() {
+            let key = alt_key.filter(|k| !k.revoked).ok_or(Error::AuthFailed {
+                code: "invalid_signature",
+                detail: "the account key is unknown or revoked",
+            })?;
+            let public_key = wallet_auth::parse_hex(&key.public_key, false).map_err(|_| invalid_signature())?;
+            let sign_algo = key.sign_algo.parse().map_err(|_| invalid_signature())?;
+            let hash_algo = key.hash_algo.parse().map_err(|_| invalid_signature())?;
+            wallet_auth::verify_alt_signature(&public_key, sign_algo, hash_algo, message.as_bytes(), &self.signature)
+                .map_err(|_| invalid_signature())
+        } else {
+            let recovered = wallet_auth::recover_personal_sign(message.as_bytes(), &self.signature).map_err(|_| invalid_signature())?;
+            if crate::auth::hex(&recovered) != self.address[2..] {
+                return Err(invalid_signature());
+            }
+            Ok(())
+        }
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct Session {
@@ -20,4 +197,12 @@ pub struct AltKey {
     pub sign_algo: String,
     pub hash_algo: String,
     pub revoked: bool,
+}
+
+impl Session {
+    /// A trade's session must exist, be unrevoked and belong to the access token's wallet
+    /// and provider.
+    pub fn is_live_for(&self, wallet_id: &str, provider_id: &str) -> bool {
+        !self.revoked && self.wallet_id == wallet_id && self.provider_id == provider_id
+    }
 }

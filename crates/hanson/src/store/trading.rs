@@ -15,6 +15,7 @@ use crate::domain::market::{Market, MarketStatus};
 use crate::domain::money::Wei;
 use crate::domain::num::{mul_div, Rounding};
 use crate::domain::position::{Position, PositionStatus};
+use crate::domain::session::Session;
 use crate::domain::settlement::{
     payout_ratio_text, CancelRequest, Cancellation, ClaimReceipt, ClaimStatus, Resolution, ResolveRequest, UserRefund,
 };
@@ -214,13 +215,21 @@ fn move_trade_money(c: &mut dyn Conn, t: &Trade, money: TradeMoney<'_>) -> Resul
 /// wallet's address.
 pub fn live_session(c: &mut dyn Conn, trader: &Trader) -> Result<String> {
     let row = c.query_opt(
-        "SELECT s.wallet_id, s.provider_id, s.revoked_at, w.address FROM sessions s JOIN wallets w ON w.id = s.wallet_id WHERE s.id = $1",
+        "SELECT s.wallet_id, s.provider_id, s.revoked_at, s.expires_at, w.address FROM sessions s JOIN wallets w ON w.id = s.wallet_id WHERE s.id = $1",
         &[Param::Text(&trader.session_id)],
     )?;
-    match row {
-        Some(r) if r.opt_int(2)?.is_none() && r.text(0)? == trader.wallet_id && r.text(1)? == trader.provider_id => r.text(3),
-        _ => Err(Error::Unauthenticated("the session has ended")),
+    let Some(r) = row else { return Err(Error::Unauthenticated("the session has ended")) };
+    let session = Session {
+        id: trader.session_id.to_string(),
+        wallet_id: r.text(0)?,
+        provider_id: r.text(1)?,
+        revoked: r.opt_int(2)?.is_some(),
+        expires_at: r.int(3)?,
+    };
+    if !session.is_live_for(&trader.wallet_id, &trader.provider_id) {
+        return Err(Error::Unauthenticated("the session has ended"));
     }
+    r.text(4)
 }
 
 /// `address` is the wallet's, as [`live_session`] returned it in this transaction.
