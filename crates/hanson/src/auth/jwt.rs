@@ -1,11 +1,9 @@
-//! Access tokens: JWT with the algorithm pinned to HS256. The header must say exactly HS256,
-//! and exp, aud and iss are required; anything else is rejected before the claims are read.
+//! Access tokens: JWT through `jsonwebtoken` with the algorithm pinned to HS256. The header
+//! must say exactly HS256, and exp, aud and iss are required; anything else is rejected.
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine;
-use hmac::{Hmac, KeyInit, Mac};
+use jsonwebtoken::errors::ErrorKind;
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
-use sha2::Sha256;
 
 pub const ISSUER: &str = "hanson";
 
@@ -32,61 +30,38 @@ pub enum JwtError {
     Issuer,
 }
 
-#[derive(Deserialize)]
-struct Header {
-    alg: String,
-}
-
 /// The signing key, set up once per process.
 #[derive(Clone)]
 pub struct JwtKey {
-    mac: Hmac<Sha256>,
+    encoding: EncodingKey,
+    decoding: DecodingKey,
+    validation: Validation,
 }
 
 impl JwtKey {
     pub fn new(secret: &[u8]) -> Self {
-        JwtKey { mac: Hmac::<Sha256>::new_from_slice(secret).expect("HMAC accepts any key length") }
-    }
-
-    fn sign(&self, signing_input: &[u8]) -> Vec<u8> {
-        let mut mac = self.mac.clone();
-        mac.update(signing_input);
-        mac.finalize().into_bytes().to_vec()
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.set_required_spec_claims(&["exp", "aud", "iss"]);
+        validation.set_issuer(&[ISSUER]);
+        validation.leeway = 0;
+        // Expiry is checked in `decode` against the caller's clock (jsonwebtoken reads the system clock).
+        validation.validate_exp = false;
+        // The audience is the session's provider, which the caller matches after the session lookup.
+        validation.validate_aud = false;
+        JwtKey { encoding: EncodingKey::from_secret(secret), decoding: DecodingKey::from_secret(secret), validation }
     }
 
     pub fn encode(&self, claims: &Claims) -> String {
-        let header = URL_SAFE_NO_PAD.encode(br#"{"alg":"HS256","typ":"JWT"}"#);
-        let payload = URL_SAFE_NO_PAD.encode(serde_json::to_vec(claims).expect("claims serialize"));
-        let signing_input = format!("{header}.{payload}");
-        let signature = URL_SAFE_NO_PAD.encode(self.sign(signing_input.as_bytes()));
-        format!("{signing_input}.{signature}")
+        jsonwebtoken::encode(&Header::new(Algorithm::HS256), claims, &self.encoding).expect("HS256 signing cannot fail")
     }
 
     /// Verifies signature, algorithm, issuer and expiry (`now` in seconds). The audience is
     /// returned in the claims for the caller to match against the session's provider.
     pub fn decode(&self, token: &str, now: i64) -> Result<Claims, JwtError> {
-        let mut parts = token.split('.');
-        let (Some(header_b64), Some(payload_b64), Some(signature_b64), None) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
-        else {
-            return Err(JwtError::Malformed);
-        };
-        let header_bytes = URL_SAFE_NO_PAD.decode(header_b64).map_err(|_| JwtError::Malformed)?;
-        let header: Header = serde_json::from_slice(&header_bytes).map_err(|_| JwtError::Malformed)?;
-        if header.alg != "HS256" {
-            return Err(JwtError::Algorithm);
-        }
-        let signature = URL_SAFE_NO_PAD.decode(signature_b64).map_err(|_| JwtError::Malformed)?;
-        let mut mac = self.mac.clone();
-        mac.update(header_b64.as_bytes());
-        mac.update(b".");
-        mac.update(payload_b64.as_bytes());
-        mac.verify_slice(&signature).map_err(|_| JwtError::Signature)?;
-        let payload = URL_SAFE_NO_PAD.decode(payload_b64).map_err(|_| JwtError::Malformed)?;
-        let claims: Claims = serde_json::from_slice(&payload).map_err(|_| JwtError::Malformed)?;
-        if claims.iss != ISSUER {
-            return Err(JwtError::Issuer);
-        }
+        let claims = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
+            .map_err(|e| classify(token, e.kind()))?
+            .claims;
+        // Hand-written: the token expires at `exp` by the caller's `now`, not by jsonwebtoken's clock.
         if claims.exp <= now {
             return Err(JwtError::Expired);
         }
@@ -94,9 +69,32 @@ impl JwtKey {
     }
 }
 
+fn classify(token: &str, kind: &ErrorKind) -> JwtError {
+    match kind {
+        ErrorKind::InvalidAlgorithm | ErrorKind::MissingAlgorithm => JwtError::Algorithm,
+        ErrorKind::InvalidSignature => JwtError::Signature,
+        ErrorKind::InvalidIssuer => JwtError::Issuer,
+        ErrorKind::ExpiredSignature => JwtError::Expired,
+        ErrorKind::Json(_) if names_another_algorithm(token) => JwtError::Algorithm,
+        _ => JwtError::Malformed,
+    }
+}
+
+/// Hand-written: jsonwebtoken cannot parse a header naming an algorithm it does not know
+/// (`none` among them), so such a header is told apart from a malformed one here.
+fn names_another_algorithm(token: &str) -> bool {
+    use base64::Engine;
+    let Some(header) = token.split('.').next() else { return false };
+    let Ok(bytes) = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(header) else { return false };
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(&bytes) else { return false };
+    value.get("alg").and_then(|a| a.as_str()).is_some_and(|alg| alg != "HS256")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use base64::Engine;
 
     fn claims(exp: i64) -> Claims {
         Claims { sub: "w".into(), sid: "s".into(), aud: "p".into(), iss: ISSUER.into(), iat: 0, exp, jti: "j".into() }
@@ -118,5 +116,29 @@ mod tests {
         let mut wrong_issuer = claims(100);
         wrong_issuer.iss = "someone".into();
         assert_eq!(key.decode(&key.encode(&wrong_issuer), 0), Err(JwtError::Issuer));
+    }
+
+    #[test]
+    fn only_hs256_and_the_required_claims_are_accepted() {
+        let key = JwtKey::new(b"secret");
+        // Correctly signed with the same secret, but under HS512.
+        let hs512 =
+            jsonwebtoken::encode(&Header::new(Algorithm::HS512), &claims(100), &EncodingKey::from_secret(b"secret"))
+                .unwrap();
+        assert_eq!(key.decode(&hs512, 0), Err(JwtError::Algorithm));
+        // `none` with the real signature still attached.
+        let token = key.encode(&claims(100));
+        let parts: Vec<&str> = token.split('.').collect();
+        let none_header = URL_SAFE_NO_PAD.encode(br#"{"alg":"none"}"#);
+        assert_eq!(key.decode(&format!("{none_header}.{}.{}", parts[1], parts[2]), 0), Err(JwtError::Algorithm));
+        // Missing iss or aud: signed correctly, still refused.
+        for missing in ["iss", "aud", "exp"] {
+            let mut value = serde_json::to_value(claims(100)).unwrap();
+            value.as_object_mut().unwrap().remove(missing);
+            let token =
+                jsonwebtoken::encode(&Header::new(Algorithm::HS256), &value, &EncodingKey::from_secret(b"secret"))
+                    .unwrap();
+            assert_eq!(key.decode(&token, 0), Err(JwtError::Malformed), "{missing}");
+        }
     }
 }
