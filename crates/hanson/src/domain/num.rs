@@ -1,6 +1,8 @@
 //! Exact integer helpers shared by every money computation: 256-bit `mul_div` and
 //! decimal rendering of ratios. One rounding helper, used everywhere.
 
+use ruint::aliases::{U128, U256};
+
 /// Decimal places the API shows for prices, ratios and averages.
 pub const DISPLAY_DIGITS: u32 = 18;
 const DISPLAY_SCALE: u128 = 1_000_000_000_000_000_000;
@@ -16,46 +18,21 @@ pub fn mul_div(a: u128, b: u128, d: u128, rounding: Rounding) -> Option<u128> {
     if d == 0 {
         return None;
     }
+    // Kept: a product that fits in u128 (nearly every trade) skips the 256-bit path, a
+    // single native division instead of ruint's multi-limb one.
     if let Some(product) = a.checked_mul(b) {
         let q = product / d;
         let r = product % d;
         return if rounding == Rounding::Up && r != 0 { q.checked_add(1) } else { Some(q) };
     }
-    let (hi, lo) = widening_mul(a, b);
-    if hi >= d {
-        return None; // quotient would not fit in u128
-    }
-    // Restoring division of the 256-bit (hi, lo) by d, one bit at a time; hi < d throughout.
-    let mut rem = hi;
-    let mut quotient: u128 = 0;
-    for i in (0..128).rev() {
-        let carry = rem >> 127;
-        rem = (rem << 1) | ((lo >> i) & 1);
-        quotient <<= 1;
-        if carry == 1 || rem >= d {
-            rem = rem.wrapping_sub(d);
-            quotient |= 1;
-        }
-    }
-    if rounding == Rounding::Up && rem != 0 {
-        quotient.checked_add(1)
+    let product: U256 = U128::from(a).widening_mul(U128::from(b));
+    let (q, r) = product.div_rem(U256::from(d));
+    let q = u128::try_from(q).ok()?;
+    if rounding == Rounding::Up && !r.is_zero() {
+        q.checked_add(1)
     } else {
-        Some(quotient)
+        Some(q)
     }
-}
-
-fn widening_mul(a: u128, b: u128) -> (u128, u128) {
-    const MASK: u128 = u64::MAX as u128;
-    let (a_hi, a_lo) = (a >> 64, a & MASK);
-    let (b_hi, b_lo) = (b >> 64, b & MASK);
-    let ll = a_lo * b_lo;
-    let lh = a_lo * b_hi;
-    let hl = a_hi * b_lo;
-    let hh = a_hi * b_hi;
-    let mid = (ll >> 64) + (lh & MASK) + (hl & MASK);
-    let lo = (ll & MASK) | (mid << 64);
-    let hi = hh + (lh >> 64) + (hl >> 64) + (mid >> 64);
-    (hi, lo)
 }
 
 /// `num / den` as a plain decimal string with exactly 18 fractional digits, truncated.
@@ -101,6 +78,31 @@ mod tests {
         assert_eq!(mul_div(a, 300_000, 700_000, Rounding::Down), Some(428571428571428571428571428571428571));
         assert_eq!(mul_div(a, 300_000, 700_000, Rounding::Up), Some(428571428571428571428571428571428572));
         assert_eq!(mul_div(u128::MAX, 2, 1, Rounding::Down), None);
+    }
+
+    #[test]
+    fn mul_div_rounds_both_ways_near_u128_max() {
+        let max = u128::MAX;
+        // (2^128 - 1) * (2^128 - 2) / (2^128 - 1) is exact.
+        assert_eq!(mul_div(max, max - 1, max, Rounding::Down), Some(max - 1));
+        assert_eq!(mul_div(max, max - 1, max, Rounding::Up), Some(max - 1));
+        // (2^128 - 1)^2 / (2^128 - 2) = 2^128 remainder 1: above u128 both ways.
+        assert_eq!(mul_div(max, max, max - 1, Rounding::Down), None);
+        assert_eq!(mul_div(max, max, max - 1, Rounding::Up), None);
+        // (2^128 - 2)^2 / (2^128 - 1) = 2^128 - 3 remainder 1.
+        assert_eq!(mul_div(max - 1, max - 1, max, Rounding::Down), Some(max - 2));
+        assert_eq!(mul_div(max - 1, max - 1, max, Rounding::Up), Some(max - 1));
+        // (2^128 - 1) * 3 / 2 = 2^128 + (2^127 - 2) remainder 1: above u128.
+        assert_eq!(mul_div(max, 3, 2, Rounding::Down), None);
+        // (2^128 - 1) * (2^64 + 2) / (2^64 + 3): wide product, quotient 2^128 - 2^64 + 1, remainder 2^64 - 5.
+        let two64 = 1u128 << 64;
+        assert_eq!(mul_div(max, two64 + 2, two64 + 3, Rounding::Down), Some(max - two64 + 2));
+        assert_eq!(mul_div(max, two64 + 2, two64 + 3, Rounding::Up), Some(max - two64 + 3));
+        // Quotient exactly u128::MAX with no remainder, then with one: rounding up overflows.
+        assert_eq!(mul_div(max, max, max, Rounding::Up), Some(max));
+        let d = (1u128 << 127) + 5;
+        assert_eq!(mul_div(max - 1, d + 1, d, Rounding::Down), Some(max));
+        assert_eq!(mul_div(max - 1, d + 1, d, Rounding::Up), None);
     }
 
     #[test]
