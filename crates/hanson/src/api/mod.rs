@@ -13,7 +13,7 @@ pub mod rendered;
 pub mod trading;
 pub mod views;
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Request, State};
@@ -88,9 +88,10 @@ pub struct AuthState {
 }
 
 struct Limiters {
-    auth_per_ip: Limiter,
-    general_per_ip: Limiter,
-    per_principal: Limiter,
+    auth_per_ip: Limiter<IpAddr>,
+    general_per_ip: Limiter<IpAddr>,
+    /// Keyed by a digest of the credential.
+    per_principal: Limiter<[u8; 16]>,
 }
 
 #[derive(Clone)]
@@ -196,20 +197,19 @@ fn is_auth_route(path: &str) -> bool {
 }
 
 async fn rate_limit(State(app): State<AppState>, request: Request, next: Next) -> Response {
+    // Without a peer address (never in `serve`) every request shares one bucket.
     let ip = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
-        .map(|ConnectInfo(addr)| addr.ip().to_string())
-        .unwrap_or_default();
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |ConnectInfo(addr)| addr.ip());
     let limiters = &app.limiters;
-    let mut verdict = limiters.general_per_ip.check(&ip);
+    let mut verdict = limiters.general_per_ip.check(ip);
     if verdict.is_ok() && is_auth_route(request.uri().path()) {
-        verdict = limiters.auth_per_ip.check(&ip);
+        verdict = limiters.auth_per_ip.check(ip);
     }
     if verdict.is_ok() {
         if let Some(credential) = request.headers().get(axum::http::header::AUTHORIZATION) {
-            let key = auth_key_digest(credential.as_bytes());
-            verdict = limiters.per_principal.check(&key);
+            verdict = limiters.per_principal.check(auth_key_digest(credential.as_bytes()));
         }
     }
     match verdict {
@@ -219,7 +219,9 @@ async fn rate_limit(State(app): State<AppState>, request: Request, next: Next) -
 }
 
 /// Keys buckets by a digest so credentials are not kept in memory verbatim.
-fn auth_key_digest(credential: &[u8]) -> String {
+fn auth_key_digest(credential: &[u8]) -> [u8; 16] {
     use sha2::{Digest, Sha256};
-    crate::auth::hex(&Sha256::digest(credential)[..16])
+    let mut key = [0u8; 16];
+    key.copy_from_slice(&Sha256::digest(credential)[..16]);
+    key
 }
