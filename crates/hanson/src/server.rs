@@ -31,6 +31,7 @@ pub async fn serve(config: ServeConfig) -> Result<()> {
 }
 
 /// Serves on `listener` until `shutdown` completes, then lets in-flight requests finish.
+#[tracing::instrument(name = "server", skip_all, level = "debug")]
 pub async fn run(
     listener: TcpListener,
     store: Store,

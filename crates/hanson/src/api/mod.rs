@@ -15,13 +15,15 @@ pub mod views;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;
+use std::time::Duration;
 
-use axum::extract::{ConnectInfo, DefaultBodyLimit, Request, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, MatchedPath, Request, State};
 use axum::http::{HeaderName, HeaderValue};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::{Json, Router};
-
+use tower_http::trace::TraceLayer;
+use tracing::Span;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -152,6 +154,13 @@ pub fn router(state: AppState) -> Router {
         .method_not_allowed_fallback(|| async { Error::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn_with_state(state.clone(), rate_limit))
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(request_span)
+                .on_request(())
+                .on_response(record_response)
+                .on_failure(()),
+        )
         .layer(middleware::from_fn(request_id))
         .with_state(state)
 }
@@ -176,8 +185,14 @@ async fn readyz(State(app): State<AppState>) -> Response {
 
 static REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
 
+/// The request id `request_id` settled on, for the request's span.
+#[derive(Clone)]
+struct RequestId(HeaderValue);
+
 /// Echoes a sane client request id or makes one; makes it available to error rendering.
-async fn request_id(request: Request, next: Next) -> Response {
+// Kept rather than tower-http's request-id layers: those pass any client value through,
+// while this keeps only short printable ids and scopes the id for error rendering.
+async fn request_id(mut request: Request, next: Next) -> Response {
     let id = request
         .headers()
         .get(&REQUEST_ID_HEADER)
@@ -185,11 +200,44 @@ async fn request_id(request: Request, next: Next) -> Response {
         .filter(|v| !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_graphic()))
         .map(str::to_string)
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-    let mut response = problem::REQUEST_ID.scope(id.clone(), next.run(request)).await;
-    if let Ok(value) = HeaderValue::from_str(&id) {
+    let value = HeaderValue::from_str(&id).ok();
+    if let Some(value) = &value {
+        request.extensions_mut().insert(RequestId(value.clone()));
+    }
+    let mut response = problem::REQUEST_ID.scope(id, next.run(request)).await;
+    if let Some(value) = value {
         response.headers_mut().insert(REQUEST_ID_HEADER.clone(), value);
     }
     response
+}
+
+/// One span per request, at INFO: request id, method and route (the matched pattern, not
+/// the raw path); status and latency are recorded when the response is ready.
+fn request_span(request: &Request) -> Span {
+    let request_id = request.extensions().get::<RequestId>().and_then(|id| id.0.to_str().ok()).unwrap_or("");
+    let route = request.extensions().get::<MatchedPath>().map_or("unmatched", MatchedPath::as_str);
+    tracing::info_span!(
+        "request",
+        request_id,
+        method = %request.method(),
+        route,
+        status = tracing::field::Empty,
+        latency_ms = tracing::field::Empty,
+    )
+}
+
+/// Records status and latency on the request's span; the event is DEBUG (free at the default
+/// filter) except for a 5xx, which is an ERROR.
+fn record_response(response: &Response, latency: Duration, span: &Span) {
+    let status = response.status().as_u16();
+    let latency_ms = latency.as_micros() as f64 / 1e3;
+    span.record("status", status);
+    span.record("latency_ms", latency_ms);
+    if response.status().is_server_error() {
+        tracing::error!(status, latency_ms, "request failed");
+    } else {
+        tracing::debug!(status, latency_ms, "request finished");
+    }
 }
 
 fn is_auth_route(path: &str) -> bool {
