@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde_json::json;
 
 use crate::api::ratelimit::Rule;
@@ -100,6 +100,15 @@ struct ServeArgs {
     /// Refresh window of a session in seconds.
     #[arg(long, env = "HANSON_REFRESH_TOKEN_TTL", default_value_t = 2_592_000)]
     refresh_token_ttl: i64,
+    /// Log lines as plain text or as one JSON object per line.
+    #[arg(long, env = "HANSON_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum LogFormat {
+    Text,
+    Json,
 }
 
 #[derive(Subcommand)]
@@ -139,7 +148,10 @@ static AUDIT_FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBo
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_tracing();
+    init_tracing(match &cli.command {
+        Command::Serve(args) => args.log_format,
+        _ => LogFormat::Text,
+    });
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
@@ -157,21 +169,20 @@ pub fn main() -> ExitCode {
     }
 }
 
-fn init_tracing() {
+fn init_tracing(format: LogFormat) {
     use tracing_subscriber::filter::Targets;
     use tracing_subscriber::prelude::*;
     let filter: Targets = std::env::var("RUST_LOG")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or_else(|| Targets::new().with_default(tracing::Level::INFO));
-    let _ = tracing_subscriber::registry()
-        .with(
-            tracing_subscriber::fmt::layer()
-                .with_writer(std::io::stderr)
-                .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr())),
-        )
-        .with(filter)
-        .try_init();
+    let text = (format == LogFormat::Text).then(|| {
+        tracing_subscriber::fmt::layer()
+            .with_writer(std::io::stderr)
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+    });
+    let json = (format == LogFormat::Json).then(|| tracing_subscriber::fmt::layer().json().with_writer(std::io::stderr));
+    let _ = tracing_subscriber::registry().with(text).with(json).with(filter).try_init();
 }
 
 fn rule(per_second: f64, burst: f64) -> Rule {
