@@ -15,35 +15,49 @@ impl FieldError {
     }
 }
 
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// 400: the body is not JSON.
+    #[error("malformed JSON: {0}")]
     MalformedJson(String),
     /// 401 `unauthenticated`
+    #[error("unauthenticated: {0}")]
     Unauthenticated(&'static str),
     /// 401 with a more specific code (`invalid_signature`, `invalid_nonce`).
+    #[error("{code}: {detail}")]
     AuthFailed { code: &'static str, detail: &'static str },
     /// 403 with a stable code.
+    #[error("{code}: {detail}")]
     Forbidden { code: &'static str, detail: String },
     /// 404: unknown or not visible to the caller.
+    #[error("not found")]
     NotFound,
     /// 404: no route matches the path.
+    #[error("not found")]
     NoRoute,
     /// 409 with a stable code.
+    #[error("{code}: {detail}")]
     Conflict { code: &'static str, detail: String },
     /// 422 `validation_failed` with one entry per bad field.
+    #[error("validation failed: {0:?}")]
     Validation(Vec<FieldError>),
     /// 422 with a stable code other than `validation_failed`.
+    #[error("{code}: {detail}")]
     Rule { code: &'static str, detail: String, field: Option<String> },
     /// 405
+    #[error("method not allowed")]
     MethodNotAllowed,
     /// 413: body over the limit.
+    #[error("payload too large")]
     PayloadTooLarge,
     /// 415: body is not declared as JSON.
+    #[error("unsupported media type")]
     UnsupportedMediaType,
     /// 429
+    #[error("rate limited")]
     RateLimited { retry_after_secs: u64 },
     /// 500: the cause is logged, never sent.
+    #[error("internal: {0}")]
     Internal(String),
 }
 
@@ -73,28 +87,6 @@ impl Error {
     }
 }
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::MalformedJson(d) => write!(f, "malformed JSON: {d}"),
-            Error::Unauthenticated(d) => write!(f, "unauthenticated: {d}"),
-            Error::AuthFailed { code, detail } => write!(f, "{code}: {detail}"),
-            Error::Forbidden { code, detail } | Error::Conflict { code, detail } => {
-                write!(f, "{code}: {detail}")
-            }
-            Error::Rule { code, detail, .. } => write!(f, "{code}: {detail}"),
-            Error::NotFound | Error::NoRoute => f.write_str("not found"),
-            Error::Validation(errors) => write!(f, "validation failed: {errors:?}"),
-            Error::RateLimited { .. } => f.write_str("rate limited"),
-            Error::MethodNotAllowed => f.write_str("method not allowed"),
-            Error::PayloadTooLarge => f.write_str("payload too large"),
-            Error::UnsupportedMediaType => f.write_str("unsupported media type"),
-            Error::Internal(cause) => write!(f, "internal: {cause}"),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
 
 impl From<rusqlite::Error> for Error {
     fn from(e: rusqlite::Error) -> Self {

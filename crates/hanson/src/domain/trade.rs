@@ -199,18 +199,15 @@ impl TradeKind {
     }
 }
 
-/// A placed bet (spec 4.2, Place Bet).
+/// What the receipts of a bet and of a sale both say: where, by whom, at what price and
+/// fee, the wallet's balance around it, the position and the price it left.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct BetReceipt {
-    pub bet_id: TradeId,
+pub struct FilledTrade {
     pub market_id: MarketId,
     pub outcome_id: OutcomeId,
     pub session_id: SessionId,
-    pub amount: Wei,
-    pub shares_purchased: Wei,
     pub average_price: String,
     pub transaction_fee: Wei,
-    pub net_amount: Wei,
     pub balance_before: Wei,
     pub balance_after: Wei,
     pub position_id: PositionId,
@@ -219,24 +216,26 @@ pub struct BetReceipt {
     pub status: TradeStatus,
 }
 
+/// A placed bet (spec 4.2, Place Bet).
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub struct BetReceipt {
+    pub bet_id: TradeId,
+    pub amount: Wei,
+    pub shares_purchased: Wei,
+    pub net_amount: Wei,
+    #[serde(flatten)]
+    pub fill: FilledTrade,
+}
+
 /// A sale of shares (spec 4.2, Sell).
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct SaleReceipt {
     pub transaction_id: TradeId,
-    pub market_id: MarketId,
-    pub outcome_id: OutcomeId,
-    pub session_id: SessionId,
     pub shares_sold: Wei,
     pub proceeds: Wei,
-    pub average_price: String,
-    pub transaction_fee: Wei,
     pub net_proceeds: Wei,
-    pub balance_before: Wei,
-    pub balance_after: Wei,
-    pub position_id: PositionId,
-    pub new_outcome_price: String,
-    pub created_at: Timestamp,
-    pub status: TradeStatus,
+    #[serde(flatten)]
+    pub fill: FilledTrade,
 }
 
 /// One trade as the public trade records show it (positions search).

@@ -2,9 +2,9 @@
 
 use std::collections::HashMap;
 
-use super::sql::{Conn, Param};
-use super::positions::{position_from_row, POSITION_COLUMNS};
-use crate::domain::position::PositionStatus;
+use super::sql::{query_as, Conn, Param};
+use super::positions::POSITION_COLUMNS;
+use crate::domain::position::{Position, PositionStatus};
 use crate::domain::num::{mul_div, Rounding};
 use crate::error::Result;
 
@@ -104,11 +104,7 @@ pub fn audit(c: &mut dyn Conn) -> Result<Report> {
         let (id, status) = (m.text(0)?, m.text(1)?);
         let pool = balances.get(&format!("pool:{id}")).copied().unwrap_or(0);
         let outcomes = c.query("SELECT id, total_shares, total_volume FROM outcomes WHERE market_id = $1", &[Param::Text(&id)])?;
-        let positions = c
-            .query(&format!("SELECT {POSITION_COLUMNS} FROM positions WHERE market_id = $1"), &[Param::Text(&id)])?
-            .iter()
-            .map(position_from_row)
-            .collect::<Result<Vec<_>>>()?;
+        let positions: Vec<Position> = query_as(c, &format!("SELECT {POSITION_COLUMNS} FROM positions WHERE market_id = $1"), &[Param::Text(&id)])?;
         report.positions += positions.len();
         let mut max_shares = 0u128;
         let mut outcome_volume = 0u128;

@@ -1,6 +1,6 @@
 //! Nonces, sessions, refresh tokens, alt-network keys and the shared JWT secret.
 
-use super::sql::{Conn, Param};
+use super::sql::{query_opt_as, Conn, FromRow, Param, Row};
 use super::tenants;
 use crate::domain::session::{AltKey, Session};
 use crate::domain::tenant::Wallet;
@@ -95,20 +95,7 @@ pub fn login(c: &mut dyn Conn, g: LoginGrant, now: Micros) -> Result<Wallet> {
 }
 
 pub fn session(c: &mut dyn Conn, id: &str) -> Result<Option<Session>> {
-    c.query_opt(
-        "SELECT id, provider_id, wallet_id, expires_at, revoked_at FROM sessions WHERE id = $1",
-        &[Param::Text(id)],
-    )?
-    .map(|r| {
-        Ok(Session {
-            id: r.text(0)?,
-            provider_id: r.text(1)?,
-            wallet_id: r.text(2)?,
-            expires_at: r.int(3)?,
-            revoked: r.opt_int(4)?.is_some(),
-        })
-    })
-    .transpose()
+    query_opt_as(c, "SELECT id, provider_id, wallet_id, expires_at, revoked_at FROM sessions WHERE id = $1", &[Param::Text(id)])
 }
 
 pub fn revoke_session(c: &mut dyn Conn, id: &str, now: Micros) -> Result<()> {
@@ -159,22 +146,12 @@ pub fn refresh(c: &mut dyn Conn, token_hash: &[u8], provider_id: &str, new_hash:
 
 
 pub fn alt_key(c: &mut dyn Conn, provider_id: &str, address: &str, key_id: i64) -> Result<Option<AltKey>> {
-    c.query_opt(
+    query_opt_as(
+        c,
         "SELECT address, key_id, public_key, sign_algo, hash_algo, revoked FROM alt_keys \
          WHERE provider_id = $1 AND address = $2 AND key_id = $3",
         &[Param::Text(provider_id), Param::Text(address), Param::Int(key_id)],
-    )?
-    .map(|r| {
-        Ok(AltKey {
-            wallet_address: r.text(0)?,
-            key_id: r.int(1)?,
-            public_key: r.text(2)?,
-            sign_algo: r.text(3)?,
-            hash_algo: r.text(4)?,
-            revoked: r.int(5)? != 0,
-        })
-    })
-    .transpose()
+    )
 }
 
 /// Creates or replaces a key record.
@@ -196,4 +173,29 @@ pub fn put_alt_key(c: &mut dyn Conn, provider_id: &str, key: &AltKey, now: Micro
         ],
     )?;
     Ok(())
+}
+
+impl FromRow for Session {
+    fn from_row(r: &Row) -> Result<Session> {
+        Ok(Session {
+            id: r.text(0)?,
+            provider_id: r.text(1)?,
+            wallet_id: r.text(2)?,
+            expires_at: r.int(3)?,
+            revoked: r.opt_int(4)?.is_some(),
+        })
+    }
+}
+
+impl FromRow for AltKey {
+    fn from_row(r: &Row) -> Result<AltKey> {
+        Ok(AltKey {
+            wallet_address: r.text(0)?,
+            key_id: r.int(1)?,
+            public_key: r.text(2)?,
+            sign_algo: r.text(3)?,
+            hash_algo: r.text(4)?,
+            revoked: r.int(5)? != 0,
+        })
+    }
 }

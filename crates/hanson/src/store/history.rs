@@ -4,10 +4,10 @@ use std::collections::HashMap;
 
 
 use super::markets;
-use super::positions::{position_from_row, POSITION_COLUMNS};
+use super::positions::POSITION_COLUMNS;
 use crate::domain::market::Market;
 use crate::domain::position::{Holding, Position};
-use super::sql::{value_rows, Conn, Param};
+use super::sql::{query_as, value_rows, Conn, Param};
 use crate::domain::candle::PricePoint;
 use crate::domain::ids::{MarketId, OutcomeId, TradeId, WalletId};
 use crate::domain::money::Wei;
@@ -53,7 +53,7 @@ pub fn holdings(c: &mut dyn Conn, q: &HoldingsQuery) -> Result<Page<Holding>> {
         }
     }
     let sql = format!("SELECT {POSITION_COLUMNS} FROM positions WHERE {}", clauses.join(" AND "));
-    let positions = c.query(&sql, &params)?.iter().map(position_from_row).collect::<Result<Vec<_>>>()?;
+    let positions: Vec<Position> = query_as(c, &sql, &params)?;
     let mut seen = HashMap::new();
     let mut valued = positions.into_iter().map(|p| value_position(c, p, &mut seen)).collect::<Result<Vec<_>>>()?;
     valued.sort_by(|pa, pb| {

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value as Json;
 
 use super::ledger::{self, Account, Kind, Transfer};
-use super::sql::{id_list, Conn, Dialect, Param, Row};
+use super::sql::{id_list, query_as, Conn, Dialect, FromRow, Param, Row};
 use super::tenants;
 use crate::domain::event::Event;
 use crate::domain::ids::{MarketId, OutcomeId};
@@ -36,54 +36,58 @@ pub fn stored_status(r: &Row, i: usize) -> Result<MarketStatus> {
     MarketStatus::parse(&text).ok_or_else(|| Error::internal(format!("unknown market status {text:?}")))
 }
 
-fn market_from_row(r: &Row) -> Result<Market> {
-    Ok(Market {
-        id: r.text(0)?,
-        provider_id: r.text(1)?,
-        provider_name: r.text(2)?,
-        game_id: r.opt_text(3)?,
-        question: r.text(4)?,
-        description: r.text(5)?,
-        category: r.opt_text(6)?,
-        resolution_source: r.opt_text(7)?,
-        tags: json_column(r, 8)?,
-        images: json_column(r, 9)?,
-        metadata: json_column(r, 10)?,
-        pricing_method: r.text(11)?,
-        token: Token { id: r.text(12)?, symbol: r.text(13)?, name: r.text(14)?, decimals: r.int(15)? },
-        min_bet: r.money(16)?,
-        max_bet: r.money(17)?,
-        liquidity: r.money(18)?,
-        b: r.money(19)?,
-        starts_at: r.int(20)?,
-        ends_at: r.int(21)?,
-        creator_wallet_id: r.text(22)?,
-        creator_fee: r.int(23)? as u32,
-        platform_fee: r.int(24)? as u32,
-        stored_status: stored_status(r, 25)?,
-        total_volume: r.money(26)?,
-        trade_count: r.int(27)?,
-        winning_outcome_id: r.opt_text(28)?,
-        settled_at: r.opt_int(29)?,
-        created_at: r.int(30)?,
-        updated_at: r.int(31)?,
-        revision: r.int(32)?,
-        pool: 0,
-        outcomes: Vec::new(),
-    })
+impl FromRow for Market {
+    fn from_row(r: &Row) -> Result<Market> {
+        Ok(Market {
+            id: r.text(0)?,
+            provider_id: r.text(1)?,
+            provider_name: r.text(2)?,
+            game_id: r.opt_text(3)?,
+            question: r.text(4)?,
+            description: r.text(5)?,
+            category: r.opt_text(6)?,
+            resolution_source: r.opt_text(7)?,
+            tags: json_column(r, 8)?,
+            images: json_column(r, 9)?,
+            metadata: json_column(r, 10)?,
+            pricing_method: r.text(11)?,
+            token: Token { id: r.text(12)?, symbol: r.text(13)?, name: r.text(14)?, decimals: r.int(15)? },
+            min_bet: r.money(16)?,
+            max_bet: r.money(17)?,
+            liquidity: r.money(18)?,
+            b: r.money(19)?,
+            starts_at: r.int(20)?,
+            ends_at: r.int(21)?,
+            creator_wallet_id: r.text(22)?,
+            creator_fee: r.int(23)? as u32,
+            platform_fee: r.int(24)? as u32,
+            stored_status: stored_status(r, 25)?,
+            total_volume: r.money(26)?,
+            trade_count: r.int(27)?,
+            winning_outcome_id: r.opt_text(28)?,
+            settled_at: r.opt_int(29)?,
+            created_at: r.int(30)?,
+            updated_at: r.int(31)?,
+            revision: r.int(32)?,
+            pool: 0,
+            outcomes: Vec::new(),
+        })
+    }
 }
 
-fn outcome_from_row(r: &Row) -> Result<Outcome> {
-    Ok(Outcome {
-        id: r.text(0)?,
-        market_id: r.text(1)?,
-        index: r.int(2)?,
-        title: r.text(3)?,
-        description: r.text(4)?,
-        images: json_column(r, 5)?,
-        total_shares: r.money(6)?,
-        total_volume: r.money(7)?,
-    })
+impl FromRow for Outcome {
+    fn from_row(r: &Row) -> Result<Outcome> {
+        Ok(Outcome {
+            id: r.text(0)?,
+            market_id: r.text(1)?,
+            index: r.int(2)?,
+            title: r.text(3)?,
+            description: r.text(4)?,
+            images: json_column(r, 5)?,
+            total_shares: r.money(6)?,
+            total_volume: r.money(7)?,
+        })
+    }
 }
 
 /// Fills in the outcomes and pool balances of markets, two queries for any number of them.
@@ -99,7 +103,7 @@ fn load_details(c: &mut dyn Conn, mut markets: Vec<Market>) -> Result<Vec<Market
          FROM outcomes WHERE market_id IN ({list}) ORDER BY market_id, outcome_index"
     );
     for row in &c.query(&sql, &params)? {
-        let o = outcome_from_row(row)?;
+        let o = Outcome::from_row(row)?;
         outcomes.entry(o.market_id.clone()).or_default().push(o);
     }
     let pools: Vec<String> = ids.iter().map(|id| ledger::pool_account(id)).collect();
@@ -125,7 +129,7 @@ pub fn market(c: &mut dyn Conn, id: &str, lock: bool) -> Result<Option<Market>> 
     }
     let sql = format!("SELECT {MARKET_COLUMNS} {MARKET_FROM} WHERE m.id = $1");
     match c.query_opt(&sql, &[Param::Text(id)])? {
-        Some(row) => Ok(load_details(c, vec![market_from_row(&row)?])?.pop()),
+        Some(row) => Ok(load_details(c, vec![Market::from_row(&row)?])?.pop()),
         None => Ok(None),
     }
 }
@@ -853,7 +857,7 @@ pub fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &
         let missing_ids: Vec<&String> = missing.keys().collect();
         let (list, params) = id_list(&missing_ids);
         let sql = format!("SELECT {MARKET_COLUMNS} {MARKET_FROM} WHERE m.id IN ({list})");
-        let rows = c.query(&sql, &params)?.iter().map(market_from_row).collect::<Result<Vec<_>>>()?;
+        let rows: Vec<Market> = query_as(c, &sql, &params)?;
         for m in load_details(c, rows)? {
             let position = missing[&m.id];
             data[position] = Some(SearchHit::Loaded(m));

@@ -19,6 +19,8 @@ pub mod tenants;
 
 use std::sync::Arc;
 
+use tracing::Instrument;
+
 use crate::domain::event::Event;
 use crate::error::{Error, Result};
 use crate::events::{Discard, Publisher};
@@ -62,6 +64,13 @@ impl Default for StoreOptions {
 pub struct Store {
     backend: Backend,
     publisher: Arc<dyn Publisher>,
+}
+
+/// A DEBUG span per store call, named by the function that made the call (the closure's
+/// type names it, e.g. `hanson::api::trading::place_bet::{{closure}}`): nothing to pass at
+/// each call site, and nearly free while DEBUG is off.
+fn operation_span<F>(kind: &'static str) -> tracing::Span {
+    tracing::debug_span!("store", kind, op = std::any::type_name::<F>())
 }
 
 /// The connection a write's operation sees: the backend's, plus the events it emits.
@@ -152,11 +161,14 @@ impl Store {
             let value = op(&mut conn)?;
             Ok((value, conn.events))
         };
-        let (value, events) = match &self.backend {
-            Backend::Sqlite(b) => b.write(undo, op).await?,
-            // Every write is a transaction of its own there.
-            Backend::Postgres(b) => b.write(op).await?,
+        let write = async {
+            match &self.backend {
+                Backend::Sqlite(b) => b.write(undo, op).await,
+                // Every write is a transaction of its own there.
+                Backend::Postgres(b) => b.write(op).await,
+            }
         };
+        let (value, events) = write.instrument(operation_span::<F>("write")).await?;
         // The commit is durable here: the backends answer only after it is.
         if !events.is_empty() {
             self.publisher.publish(events);
@@ -170,10 +182,13 @@ impl Store {
         T: Send + 'static,
         F: FnOnce(&mut dyn Conn) -> Result<T> + Send + 'static,
     {
-        match &self.backend {
-            Backend::Sqlite(b) => b.read(op).await,
-            Backend::Postgres(b) => b.read(op).await,
-        }
+        let read = async {
+            match &self.backend {
+                Backend::Sqlite(b) => b.read(op).await,
+                Backend::Postgres(b) => b.read(op).await,
+            }
+        };
+        read.instrument(operation_span::<F>("read")).await
     }
 
     pub async fn ping(&self) -> Result<()> {

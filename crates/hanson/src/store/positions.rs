@@ -1,6 +1,6 @@
 //! Position rows: reading, locking and saving what a wallet holds of an outcome.
 
-use super::sql::{Conn, Param, Row};
+use super::sql::{query_as, query_opt_as, Conn, FromRow, Param, Row};
 use crate::domain::position::{Position, PositionStatus};
 use crate::error::{Error, Result};
 
@@ -12,24 +12,26 @@ fn position_status(r: &Row, i: usize) -> Result<PositionStatus> {
 pub const POSITION_COLUMNS: &str =
     "id, market_id, outcome_id, wallet_id, shares, total_invested, status, claimed_amount, created_at, updated_at";
 
-pub fn position_from_row(r: &Row) -> Result<Position> {
-    Ok(Position {
-        id: r.text(0)?,
-        market_id: r.text(1)?,
-        outcome_id: r.text(2)?,
-        wallet_id: r.text(3)?,
-        shares: r.money(4)?,
-        total_invested: r.money(5)?,
-        status: position_status(r, 6)?,
-        claimed_amount: r.opt_money(7)?,
-        created_at: r.int(8)?,
-        updated_at: r.int(9)?,
-    })
+impl FromRow for Position {
+    fn from_row(r: &Row) -> Result<Position> {
+        Ok(Position {
+            id: r.text(0)?,
+            market_id: r.text(1)?,
+            outcome_id: r.text(2)?,
+            wallet_id: r.text(3)?,
+            shares: r.money(4)?,
+            total_invested: r.money(5)?,
+            status: position_status(r, 6)?,
+            claimed_amount: r.opt_money(7)?,
+            created_at: r.int(8)?,
+            updated_at: r.int(9)?,
+        })
+    }
 }
 
 pub fn position_of(c: &mut dyn Conn, wallet_id: &str, outcome_id: &str) -> Result<Option<Position>> {
     let sql = format!("SELECT {POSITION_COLUMNS} FROM positions WHERE wallet_id = $1 AND outcome_id = $2{}", c.lock_clause());
-    c.query_opt(&sql, &[Param::Text(wallet_id), Param::Text(outcome_id)])?.map(|r| position_from_row(&r)).transpose()
+    query_opt_as(c, &sql, &[Param::Text(wallet_id), Param::Text(outcome_id)])
 }
 
 /// Stores a position: inserted when `stored_status` is None (it was never stored), else
@@ -68,11 +70,11 @@ pub fn save_position(c: &mut dyn Conn, p: &Position, stored_status: Option<Posit
 /// The market's active positions, oldest first.
 pub fn active_positions(c: &mut dyn Conn, market_id: &str) -> Result<Vec<Position>> {
     let sql = format!("SELECT {POSITION_COLUMNS} FROM positions WHERE market_id = $1 AND status = 'active' ORDER BY created_at, id");
-    c.query(&sql, &[Param::Text(market_id)])?.iter().map(position_from_row).collect()
+    query_as(c, &sql, &[Param::Text(market_id)])
 }
 
 /// One position by id, locked for this transaction.
 pub fn locked_position(c: &mut dyn Conn, position_id: &str) -> Result<Option<Position>> {
     let sql = format!("SELECT {POSITION_COLUMNS} FROM positions WHERE id = $1{}", c.lock_clause());
-    c.query_opt(&sql, &[Param::Text(position_id)])?.map(|r| position_from_row(&r)).transpose()
+    query_opt_as(c, &sql, &[Param::Text(position_id)])
 }

@@ -174,6 +174,21 @@ impl Dialect {
     }
 }
 
+/// An entity read from one result row, its columns in the order the query selects them.
+pub trait FromRow: Sized {
+    fn from_row(r: &Row) -> Result<Self>;
+}
+
+/// Every row of `sql`, as `T`.
+pub fn query_as<T: FromRow>(c: &mut dyn Conn, sql: &str, params: &[Param<'_>]) -> Result<Vec<T>> {
+    c.query(sql, params)?.iter().map(T::from_row).collect()
+}
+
+/// The first row of `sql`, if any, as `T`.
+pub fn query_opt_as<T: FromRow>(c: &mut dyn Conn, sql: &str, params: &[Param<'_>]) -> Result<Option<T>> {
+    c.query_opt(sql, params)?.map(|r| T::from_row(&r)).transpose()
+}
+
 /// One connection inside one transaction (the backend opened it; the caller commits).
 pub trait Conn {
     fn dialect(&self) -> Dialect;

@@ -3,7 +3,7 @@
 use sha2::{Digest, Sha256};
 
 use super::ledger::{self, Account, Kind, Transfer};
-use super::sql::{Conn, Param, Row};
+use super::sql::{query_as, query_opt_as, Conn, FromRow, Param, Row};
 use crate::domain::money::Wei;
 use crate::domain::event::{Event, TransferKind};
 use crate::domain::tenant::{Balance, Provider, Token, TransferReceipt, TreasuryDeposit, Wallet, WalletTransfer};
@@ -63,46 +63,43 @@ pub fn create_token(c: &mut dyn Conn, token: &Token, now: Micros) -> Result<()> 
     Ok(())
 }
 
-fn token_from_row(r: &Row, at: usize) -> Result<Token> {
-    Ok(Token { id: r.text(at)?, symbol: r.text(at + 1)?, name: r.text(at + 2)?, decimals: r.int(at + 3)? })
+impl FromRow for Token {
+    fn from_row(r: &Row) -> Result<Token> {
+        Ok(Token { id: r.text(0)?, symbol: r.text(1)?, name: r.text(2)?, decimals: r.int(3)? })
+    }
 }
 
 pub fn tokens(c: &mut dyn Conn) -> Result<Vec<Token>> {
-    c.query("SELECT id, symbol, name, decimals FROM tokens ORDER BY symbol, id", &[])?
-        .iter()
-        .map(|r| token_from_row(r, 0))
-        .collect()
+    query_as(c, "SELECT id, symbol, name, decimals FROM tokens ORDER BY symbol, id", &[])
 }
 
 pub fn token(c: &mut dyn Conn, id: &str) -> Result<Option<Token>> {
-    c.query_opt("SELECT id, symbol, name, decimals FROM tokens WHERE id = $1", &[Param::Text(id)])?
-        .map(|r| token_from_row(&r, 0))
-        .transpose()
+    query_opt_as(c, "SELECT id, symbol, name, decimals FROM tokens WHERE id = $1", &[Param::Text(id)])
 }
 
-fn wallet_from_row(r: &Row) -> Result<Wallet> {
-    Ok(Wallet {
-        wallet_id: r.text(0)?,
-        provider_id: r.text(1)?,
-        wallet_address: r.text(2)?,
-        wallet_type: r.text(3)?,
-        alt_evm_address: r.opt_text(4)?,
-        created_at: r.int(5)?,
-    })
+impl FromRow for Wallet {
+    fn from_row(r: &Row) -> Result<Wallet> {
+        Ok(Wallet {
+            wallet_id: r.text(0)?,
+            provider_id: r.text(1)?,
+            wallet_address: r.text(2)?,
+            wallet_type: r.text(3)?,
+            alt_evm_address: r.opt_text(4)?,
+            created_at: r.int(5)?,
+        })
+    }
 }
 
 const WALLET_COLUMNS: &str = "id, provider_id, address, wallet_type, alt_evm_address, created_at";
 
 pub fn wallet_by_address(c: &mut dyn Conn, provider_id: &str, address: &str) -> Result<Option<Wallet>> {
     let sql = format!("SELECT {WALLET_COLUMNS} FROM wallets WHERE provider_id = $1 AND address = $2");
-    c.query_opt(&sql, &[Param::Text(provider_id), Param::Text(address)])?
-        .map(|r| wallet_from_row(&r))
-        .transpose()
+    query_opt_as(c, &sql, &[Param::Text(provider_id), Param::Text(address)])
 }
 
 pub fn wallet_by_id(c: &mut dyn Conn, wallet_id: &str) -> Result<Option<Wallet>> {
     let sql = format!("SELECT {WALLET_COLUMNS} FROM wallets WHERE id = $1");
-    c.query_opt(&sql, &[Param::Text(wallet_id)])?.map(|r| wallet_from_row(&r)).transpose()
+    query_opt_as(c, &sql, &[Param::Text(wallet_id)])
 }
 
 /// The wallet for (provider, lower-cased address), created if missing.

@@ -20,7 +20,9 @@ use crate::domain::settlement::{
     payout_ratio_text, CancelRequest, Cancellation, ClaimReceipt, ClaimStatus, Resolution, ResolveRequest, UserRefund,
 };
 use crate::domain::time::{Micros, Timestamp};
-use crate::domain::trade::{quote_buy, quote_sell, BetReceipt, BetRequest, SaleReceipt, SellRequest, TradeKind, TradeRecord, TradeStatus, Trader};
+use crate::domain::trade::{
+    quote_buy, quote_sell, BetReceipt, BetRequest, FilledTrade, SaleReceipt, SellRequest, TradeKind, TradeRecord, TradeStatus, Trader,
+};
 use crate::error::{Error, Result};
 
 /// The market to trade on, locked (or as this group commit left it, see `hot`); rejects other tenants' markets and unknown outcomes.
@@ -166,6 +168,23 @@ fn record_trade(c: &mut dyn Conn, t: &Trade, trader: &Trader, wallet_address: &s
     Ok(())
 }
 
+/// The part of a trade's receipt that bets and sales share.
+fn filled(t: &Trade, trader: &Trader, position_id: String, touched: &ledger::Touched, average_price: &str, fee: u128, new_price: lmsr::Price) -> FilledTrade {
+    FilledTrade {
+        market_id: MarketId::from(t.market.id.as_str()),
+        outcome_id: OutcomeId::from(t.market.outcomes[t.outcome].id.as_str()),
+        session_id: trader.session_id.clone(),
+        average_price: average_price.to_string(),
+        transaction_fee: Wei(fee),
+        balance_before: Wei(touched.before(&t.wallet_account)),
+        balance_after: Wei(touched.after(&t.wallet_account)),
+        position_id: PositionId(position_id),
+        new_outcome_price: new_price.to_string(),
+        created_at: Timestamp(t.at),
+        status: TradeStatus::Confirmed,
+    }
+}
+
 fn wallet_side<'a>(account: &'a str, wallet_id: &'a str) -> Account<'a> {
     Account { id: account, kind: Kind::Wallet, owner_id: Some(wallet_id) }
 }
@@ -289,20 +308,10 @@ pub fn place_bet(c: &mut dyn Conn, trader: &Trader, address: &str, req: &BetRequ
     record_trade(c, &t, trader, address, fill)?;
     Ok(BetReceipt {
         bet_id: t.id.clone(),
-        market_id: MarketId::from(m.id.as_str()),
-        outcome_id: OutcomeId::from(outcome.id.as_str()),
-        session_id: trader.session_id.clone(),
         amount: Wei(req.amount),
         shares_purchased: Wei(quote.shares),
-        average_price: quote.average_price.clone(),
-        transaction_fee: Wei(quote.fee.total),
         net_amount: Wei(quote.net_amount),
-        balance_before: Wei(touched.before(&t.wallet_account)),
-        balance_after: Wei(touched.after(&t.wallet_account)),
-        position_id: PositionId(position.id),
-        new_outcome_price: quote.new_prices[index].to_string(),
-        created_at: Timestamp(now),
-        status: TradeStatus::Confirmed,
+        fill: filled(&t, trader, position.id, &touched, &quote.average_price, quote.fee.total, quote.new_prices[index]),
     })
 }
 
@@ -352,20 +361,10 @@ pub fn sell(c: &mut dyn Conn, trader: &Trader, address: &str, req: &SellRequest)
     record_trade(c, &t, trader, address, fill)?;
     Ok(SaleReceipt {
         transaction_id: t.id.clone(),
-        market_id: MarketId::from(m.id.as_str()),
-        outcome_id: OutcomeId::from(outcome.id.as_str()),
-        session_id: trader.session_id.clone(),
         shares_sold: Wei(quote.shares),
         proceeds: Wei(quote.proceeds),
-        average_price: quote.average_price.clone(),
-        transaction_fee: Wei(quote.fee.total),
         net_proceeds: Wei(quote.net_proceeds),
-        balance_before: Wei(touched.before(&t.wallet_account)),
-        balance_after: Wei(touched.after(&t.wallet_account)),
-        position_id: PositionId(position.id),
-        new_outcome_price: quote.new_prices[index].to_string(),
-        created_at: Timestamp(now),
-        status: TradeStatus::Confirmed,
+        fill: filled(&t, trader, position.id, &touched, &quote.average_price, quote.fee.total, quote.new_prices[index]),
     })
 }
 
