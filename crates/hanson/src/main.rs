@@ -1,3 +1,5 @@
+//! The `hanson` binary: the process-wide allocator and memory settings, then the CLI.
+
 // glibc's allocator took about a quarter of the server's time under concurrent reads
 // (arena locks, consolidation); mimalloc keeps per-thread heaps.
 #[global_allocator]
