@@ -253,7 +253,7 @@ async fn run(command: Command) -> Result<()> {
             Ok(())
         }
         Command::Openapi => {
-            print_json(crate::api::openapi::json().clone());
+            print_json(crate::api::openapi_json().clone());
             Ok(())
         }
         Command::Provider { command: ProviderCommand::Create { name, database } } => {

@@ -12,7 +12,7 @@ use sha2::{Digest, Sha256};
 use super::extract::{ApiJson, ProviderAuth, UserAuth};
 use super::openapi::{E401, E404, E422};
 use super::views::Message;
-use super::AppState;
+use super::state::AppState;
 use crate::auth::jwt::{Claims, ISSUER};
 use crate::auth::{hex, random_bytes};
 use crate::domain::address::{parse_wallet_address, WalletType};

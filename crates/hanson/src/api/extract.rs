@@ -7,7 +7,7 @@ use serde::de::DeserializeOwned;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
-use super::AppState;
+use super::state::AppState;
 use crate::error::{Error, FieldError};
 use crate::domain::tenant::Provider;
 use crate::store::tenants;

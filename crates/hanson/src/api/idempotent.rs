@@ -6,7 +6,7 @@ use axum::Json;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::AppState;
+use super::state::AppState;
 use crate::domain::time::now_micros;
 use crate::error::{Error, Result};
 use crate::store::idempotency::{self, Prior};

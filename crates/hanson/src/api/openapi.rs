@@ -2,12 +2,8 @@
 //! response types themselves (each route is declared once, with its handler), and the
 //! `/docs` viewer.
 
-use std::sync::OnceLock;
-
 use axum::response::Html;
-use axum::Json;
 use serde::Serialize;
-use serde_json::Value;
 use utoipa::openapi::path::Operation;
 use utoipa::openapi::security::{Http, HttpAuthScheme, SecurityScheme};
 use utoipa::openapi::{Components, ContentBuilder, HeaderBuilder, OpenApi as Document, Ref, RefOr, ResponseBuilder};
@@ -124,7 +120,7 @@ impl utoipa::Modify for CommonErrors {
     }
 }
 
-/// Runs after every route is in the document (see `api::routes`).
+/// Runs once every route is in the document.
 pub fn finish(doc: &mut Document) {
     for item in doc.paths.paths.values_mut() {
         for op in [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch].into_iter().flatten() {
@@ -149,23 +145,6 @@ pub struct IdempotencyKey {
     /// idempotent-replayed: true); another body is 422 idempotency_key_reused.
     #[param(rename = "Idempotency-Key", max_length = 255)]
     idempotency_key: Option<String>,
-}
-
-static DOCUMENT: OnceLock<Value> = OnceLock::new();
-
-/// The document as JSON, built once from the routes.
-pub fn json() -> &'static Value {
-    DOCUMENT.get_or_init(|| {
-        let mut doc = super::routes().into_openapi();
-        finish(&mut doc);
-        serde_json::to_value(doc).expect("the OpenAPI document serializes")
-    })
-}
-
-/// This document.
-#[utoipa::path(get, path = "/v1/openapi.json", tag = "Operations", responses((status = 200, description = "This document", body = Object)))]
-pub async fn document() -> Json<Value> {
-    Json(json().clone())
 }
 
 /// Interactive viewer of this document (HTML).

@@ -14,7 +14,7 @@ use serde_json::Value as Json_;
 use super::extract::ApiJson;
 use super::views::{self, BetPreview, List, MarketDetail, PreviewToken, SellPreview};
 use super::openapi::{E404, E409, E422};
-use super::AppState;
+use super::state::AppState;
 use crate::domain::market::{wei_field, MarketFilters};
 use crate::domain::money::Wei;
 use crate::domain::page::{Page, SearchRequest};

@@ -26,7 +26,7 @@ use bytes::BytesMut;
 use tokio::sync::Semaphore;
 
 use super::sql::{Conn, Dialect, Param, Row, Value};
-use super::StoreOptions;
+use super::settings::StoreOptions;
 use crate::error::{Error, Result};
 
 pub use numeric::PgMoney;

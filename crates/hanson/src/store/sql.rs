@@ -211,7 +211,7 @@ pub trait Conn {
         None
     }
 
-    /// Records an event this write causes; [`super::Store::write`] hands the events of a
+    /// Records an event this write causes; `Store::write` hands the events of a
     /// write to the publisher once its commit is durable, and drops them if it fails.
     fn emit(&mut self, _event: Event) -> Result<()> {
         Err(Error::internal("events are emitted only inside Store::write"))

@@ -20,7 +20,7 @@ use tokio::sync::oneshot;
 
 use super::hot::HotRows;
 use super::sql::{Conn, Dialect, Param, Row, Value};
-use super::Undo;
+use super::settings::Undo;
 use crate::error::{Error, Result};
 
 const MIGRATIONS: &[(i64, &str)] = &[

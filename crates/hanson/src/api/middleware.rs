@@ -1,0 +1,105 @@
+//! Middleware on every route: the request id, one tracing span per request, rate limits.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::time::Duration;
+
+use axum::extract::{ConnectInfo, MatchedPath, Request, State};
+use axum::http::{HeaderName, HeaderValue};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use tracing::Span;
+
+use super::problem;
+use super::state::AppState;
+use crate::error::Error;
+
+static REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
+
+/// The request id `request_id` settled on, for the request's span.
+#[derive(Clone)]
+struct RequestId(HeaderValue);
+
+/// Echoes a sane client request id or makes one; makes it available to error rendering.
+// Kept rather than tower-http's request-id layers: those pass any client value through,
+// while this keeps only short printable ids and scopes the id for error rendering.
+pub async fn request_id(mut request: Request, next: Next) -> Response {
+    let id = request
+        .headers()
+        .get(&REQUEST_ID_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_graphic()))
+        .map(str::to_string)
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let value = HeaderValue::from_str(&id).ok();
+    if let Some(value) = &value {
+        request.extensions_mut().insert(RequestId(value.clone()));
+    }
+    let mut response = problem::REQUEST_ID.scope(id, next.run(request)).await;
+    if let Some(value) = value {
+        response.headers_mut().insert(REQUEST_ID_HEADER.clone(), value);
+    }
+    response
+}
+
+/// One span per request, at INFO: request id, method and route (the matched pattern, not
+/// the raw path); status and latency are recorded when the response is ready.
+pub fn request_span(request: &Request) -> Span {
+    let request_id = request.extensions().get::<RequestId>().and_then(|id| id.0.to_str().ok()).unwrap_or("");
+    let route = request.extensions().get::<MatchedPath>().map_or("unmatched", MatchedPath::as_str);
+    tracing::info_span!(
+        "request",
+        request_id,
+        method = %request.method(),
+        route,
+        status = tracing::field::Empty,
+        latency_ms = tracing::field::Empty,
+    )
+}
+
+/// Records status and latency on the request's span; the event is DEBUG (free at the default
+/// filter) except for a 5xx, which is an ERROR.
+pub fn record_response(response: &Response, latency: Duration, span: &Span) {
+    let status = response.status().as_u16();
+    let latency_ms = latency.as_micros() as f64 / 1e3;
+    span.record("status", status);
+    span.record("latency_ms", latency_ms);
+    if response.status().is_server_error() {
+        tracing::error!(status, latency_ms, "request failed");
+    } else {
+        tracing::debug!(status, latency_ms, "request finished");
+    }
+}
+
+fn is_auth_route(path: &str) -> bool {
+    matches!(path, "/v1/auth/nonce" | "/v1/auth/login" | "/v1/auth/refresh")
+}
+
+pub async fn rate_limit(State(app): State<AppState>, request: Request, next: Next) -> Response {
+    // Without a peer address (never in `serve`) every request shares one bucket.
+    let ip = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |ConnectInfo(addr)| addr.ip());
+    let limiters = &app.limiters;
+    let mut verdict = limiters.general_per_ip.check(ip);
+    if verdict.is_ok() && is_auth_route(request.uri().path()) {
+        verdict = limiters.auth_per_ip.check(ip);
+    }
+    if verdict.is_ok() {
+        if let Some(credential) = request.headers().get(axum::http::header::AUTHORIZATION) {
+            verdict = limiters.per_principal.check(auth_key_digest(credential.as_bytes()));
+        }
+    }
+    match verdict {
+        Ok(()) => next.run(request).await,
+        Err(retry_after_secs) => Error::RateLimited { retry_after_secs }.into_response(),
+    }
+}
+
+/// Keys buckets by a digest so credentials are not kept in memory verbatim.
+fn auth_key_digest(credential: &[u8]) -> [u8; 16] {
+    use sha2::{Digest, Sha256};
+    let mut key = [0u8; 16];
+    key.copy_from_slice(&Sha256::digest(credential)[..16]);
+    key
+}

@@ -1,0 +1,111 @@
+//! What every handler shares: the store, token settings, rate limiters and the search caches,
+//! and the settings they are built from.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use super::ratelimit::{Limiter, Rule};
+use super::rendered::RenderedMarkets;
+use crate::store::Store;
+
+/// Bodies up to 65,536 bytes are accepted; one more byte is a 413.
+pub const MAX_BODY_BYTES: usize = 65_536;
+
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Nonce, login and refresh, per client IP.
+    pub auth_per_ip: Rule,
+    /// Every route, per client IP.
+    pub general_per_ip: Rule,
+    /// Every authenticated route, per credential.
+    pub per_principal: Rule,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            auth_per_ip: Rule { per_second: 5.0, burst: 30.0 },
+            general_per_ip: Rule::OFF,
+            per_principal: Rule::OFF,
+        }
+    }
+}
+
+/// Everything the HTTP layer is configured with.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub limits: Limits,
+    /// HS256 secret; when absent one is generated once and stored in the database.
+    pub jwt_secret: Option<String>,
+    pub access_token_ttl_secs: i64,
+    pub refresh_token_ttl_secs: i64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            limits: Limits::default(),
+            jwt_secret: None,
+            access_token_ttl_secs: 604_800,
+            refresh_token_ttl_secs: 30 * 86_400,
+        }
+    }
+}
+
+impl From<Limits> for Settings {
+    fn from(limits: Limits) -> Self {
+        Settings { limits, ..Settings::default() }
+    }
+}
+
+/// Token settings, with the signing key set up once per process.
+pub struct AuthState {
+    pub jwt: crate::auth::jwt::JwtKey,
+    pub access_token_ttl_secs: i64,
+    pub refresh_token_ttl_secs: i64,
+}
+
+pub(crate) struct Limiters {
+    pub(crate) auth_per_ip: Limiter<IpAddr>,
+    pub(crate) general_per_ip: Limiter<IpAddr>,
+    /// Keyed by a digest of the credential.
+    pub(crate) per_principal: Limiter<[u8; 16]>,
+}
+
+#[derive(Clone)]
+pub struct AppState {
+    pub store: Store,
+    pub auth: Arc<AuthState>,
+    pub(crate) limiters: Arc<Limiters>,
+    pub(crate) search_cache: Arc<crate::store::markets::SearchCache>,
+    pub(crate) rendered_markets: Arc<RenderedMarkets>,
+}
+
+impl AppState {
+    /// Sets up the JWT key (from the settings, or the secret stored in the database).
+    pub async fn new(store: Store, settings: Settings) -> crate::error::Result<Self> {
+        let secret = match settings.jwt_secret {
+            Some(secret) => secret,
+            None => {
+                let generated = crate::auth::hex(&crate::auth::random_bytes::<32>());
+                store.write(move |c| crate::store::auth::jwt_secret(c, &generated)).await?
+            }
+        };
+        let limits = settings.limits;
+        Ok(AppState {
+            store,
+            search_cache: Arc::default(),
+            rendered_markets: Arc::default(),
+            auth: Arc::new(AuthState {
+                jwt: crate::auth::jwt::JwtKey::new(secret.as_bytes()),
+                access_token_ttl_secs: settings.access_token_ttl_secs,
+                refresh_token_ttl_secs: settings.refresh_token_ttl_secs,
+            }),
+            limiters: Arc::new(Limiters {
+                auth_per_ip: Limiter::new(limits.auth_per_ip),
+                general_per_ip: Limiter::new(limits.general_per_ip),
+                per_principal: Limiter::new(limits.per_principal),
+            }),
+        })
+    }
+}
