@@ -3,7 +3,9 @@
 //! file: `tests/api/main.rs` (SQLite) or `tests/api_postgres/main.rs` (PostgreSQL at
 //! `HANSON_TEST_POSTGRES_URL`, default `postgres://postgres@127.0.0.1:5432/postgres`).
 
+use std::collections::BTreeSet;
 use std::process::Command;
+use std::sync::Mutex;
 
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
@@ -19,6 +21,8 @@ pub struct TestApp {
     pub base: String,
     pub database_url: String,
     pub client: reqwest::Client,
+    /// The (operation, status) pairs whose answers were checked against the OpenAPI document.
+    pub checked: Mutex<BTreeSet<crate::schema::Checked>>,
     _db: TestDatabase,
 }
 
@@ -104,7 +108,7 @@ impl TestApp {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let base = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(hanson::server::run(listener, store, settings, std::future::pending()));
-        TestApp { base, database_url, client: reqwest::Client::new(), _db: db }
+        TestApp { base, database_url, client: reqwest::Client::new(), checked: Mutex::default(), _db: db }
     }
 
     /// Runs the real `hanson` binary against this test's database and parses its JSON.
@@ -128,8 +132,9 @@ impl TestApp {
         out["token_id"].as_str().unwrap().to_string()
     }
 
+    /// Sends a request and checks the answer against the OpenAPI document (see `schema.rs`).
     pub async fn request(&self, method: Method, path: &str, bearer: Option<&str>, body: Option<Value>) -> Response {
-        let mut req = self.client.request(method, format!("{}{}", self.base, path));
+        let mut req = self.client.request(method.clone(), format!("{}{}", self.base, path));
         if let Some(token) = bearer {
             req = req.bearer_auth(token);
         }
@@ -141,6 +146,10 @@ impl TestApp {
         let headers = res.headers().clone();
         let text = res.text().await.unwrap();
         let body = if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::String(text)) };
+        let content_type = headers.get("content-type").and_then(|v| v.to_str().ok());
+        if let Some(checked) = crate::schema::check(&method, path, status, content_type, &body) {
+            self.checked.lock().unwrap().insert(checked);
+        }
         Response { status, body, headers }
     }
 
@@ -181,10 +190,19 @@ impl TestApp {
     }
 }
 
-/// Sends a request built by hand (to another node, say) and returns its JSON body.
+/// Sends a request built by hand (to another node, say) and returns its JSON body, checked
+/// against the OpenAPI document like the `TestApp` helpers' answers.
 #[allow(dead_code)]
 pub async fn json_of(request: reqwest::RequestBuilder) -> Value {
-    request.send().await.unwrap().json().await.unwrap()
+    let (client, request) = request.build_split();
+    let request = request.unwrap();
+    let (method, path) = (request.method().clone(), request.url().path().to_string());
+    let res = client.execute(request).await.unwrap();
+    let status = res.status();
+    let content_type = res.headers().get("content-type").and_then(|v| v.to_str().ok()).map(str::to_string);
+    let body: Value = serde_json::from_str(&res.text().await.unwrap()).unwrap();
+    crate::schema::check(&method, &path, status, content_type.as_deref(), &body);
+    body
 }
 
 pub fn uuid() -> String {

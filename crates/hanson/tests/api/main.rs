@@ -16,5 +16,6 @@ mod markets;
 mod money;
 mod openapi;
 mod previews;
+mod schema;
 mod trading;
 mod users;

@@ -28,6 +28,8 @@ mod money;
 mod openapi;
 #[path = "../api/previews.rs"]
 mod previews;
+#[path = "../api/schema.rs"]
+mod schema;
 #[path = "../api/trading.rs"]
 mod trading;
 #[path = "../api/users.rs"]
