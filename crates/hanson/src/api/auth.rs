@@ -16,6 +16,7 @@ use super::state::AppState;
 use crate::auth::jwt::{Claims, ISSUER};
 use crate::auth::{hex, random_bytes};
 use crate::domain::address::{parse_wallet_address, WalletType};
+use crate::domain::ids::{ProviderId, SessionId, WalletId};
 use crate::domain::tenant::Balance;
 use crate::domain::time::{now_micros, Timestamp};
 use crate::error::{Error, Result, Validator};
@@ -113,12 +114,12 @@ fn token_response(app: &AppState, tokens: Tokens, session_id: &str) -> Json<Toke
 /// The logged-in wallet, its session and balances.
 #[derive(Serialize, ToSchema)]
 pub struct Profile {
-    wallet_id: String,
+    wallet_id: WalletId,
     wallet_address: String,
     wallet_type: String,
     alt_evm_address: Option<String>,
-    provider_id: String,
-    session_id: String,
+    provider_id: ProviderId,
+    session_id: SessionId,
     balances: Vec<Balance>,
     created_at: Timestamp,
 }

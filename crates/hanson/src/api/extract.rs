@@ -9,6 +9,7 @@ use subtle::ConstantTimeEq;
 
 use super::state::AppState;
 use crate::error::{Error, FieldError};
+use crate::domain::ids::{ProviderId, SessionId, WalletId};
 use crate::domain::tenant::Provider;
 use crate::store::tenants;
 
@@ -133,9 +134,9 @@ impl FromRequestParts<AppState> for ProviderAuth {
 /// takes effect at once).
 #[derive(Debug, Clone)]
 pub struct UserAuth {
-    pub wallet_id: String,
-    pub session_id: String,
-    pub provider_id: String,
+    pub wallet_id: WalletId,
+    pub session_id: SessionId,
+    pub provider_id: ProviderId,
 }
 
 /// A verified access token (signature, algorithm, issuer, expiry), before any session check.
@@ -156,7 +157,7 @@ impl FromRequestParts<AppState> for UserAuth {
         let sid = claims.sid.clone();
         let session = state.store.read(move |c| crate::store::auth::session(c, &sid)).await?;
         match session {
-            Some(s) if !s.revoked && s.wallet_id == claims.sub && s.provider_id == claims.aud => {
+            Some(s) if s.is_live_for(&claims.sub, &claims.aud) => {
                 Ok(UserAuth { wallet_id: s.wallet_id, session_id: s.id, provider_id: s.provider_id })
             }
             _ => Err(Error::Unauthenticated("the session has ended")),
@@ -174,6 +175,6 @@ impl FromRequestParts<AppState> for UserToken {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
         let claims = verify_access_token(parts, state)?;
-        Ok(UserToken(UserAuth { wallet_id: claims.sub, session_id: claims.sid, provider_id: claims.aud }))
+        Ok(UserToken(UserAuth { wallet_id: claims.sub.into(), session_id: claims.sid.into(), provider_id: claims.aud.into() }))
     }
 }

@@ -18,6 +18,7 @@ use super::idempotent;
 use super::state::AppState;
 use crate::domain::address::parse_wallet_address;
 use crate::domain::market::{wei_field, CreateMarketInput, OutcomeInput, UpdateMarketInput};
+use crate::domain::ids::ProviderId;
 use crate::domain::money::Wei;
 use crate::domain::tenant::{TransferReceipt, TreasuryDeposit, WalletTransfer};
 use crate::domain::time::{now_micros, Timestamp};
@@ -155,7 +156,7 @@ fn recorded_response(r: Recorded) -> (StatusCode, TransferReceipt) {
 }
 
 /// Validates a deposit or withdrawal body into a store request.
-fn external_transfer(provider_id: String, kind: ExternalKind, input: DepositInput) -> Result<ExternalTransfer> {
+fn external_transfer(provider_id: ProviderId, kind: ExternalKind, input: DepositInput) -> Result<ExternalTransfer> {
     let mut v = Validator::default();
     let amount = wei_field(input.amount.as_ref(), "amount", &mut v)?;
     if input.amount.is_none() {
@@ -186,7 +187,7 @@ fn external_transfer(provider_id: String, kind: ExternalKind, input: DepositInpu
         None => (None, "evm"),
     };
     Ok(ExternalTransfer {
-        provider_id,
+        provider_id: provider_id.into(),
         kind,
         token_id,
         amount: amount.unwrap_or(0),
@@ -196,7 +197,7 @@ fn external_transfer(provider_id: String, kind: ExternalKind, input: DepositInpu
     })
 }
 
-async fn run_external(app: &AppState, headers: &HeaderMap, provider_id: String, kind: ExternalKind, body: HashedJson<DepositInput>) -> Result<Response> {
+async fn run_external(app: &AppState, headers: &HeaderMap, provider_id: ProviderId, kind: ExternalKind, body: HashedJson<DepositInput>) -> Result<Response> {
     let principal = format!("provider:{provider_id}");
     let request = external_transfer(provider_id, kind, body.value)?;
     idempotent::run(app, headers, principal, body.fingerprint, idempotent::no_check, move |c, ()| {

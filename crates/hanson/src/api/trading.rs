@@ -49,12 +49,12 @@ fn trader(user: &UserAuth, session_id: Option<&str>, v: &mut Validator) -> Resul
         None | Some("") => {
             v.push("session_id", "is required");
         }
-        Some(s) if s != user.session_id => {
+        Some(s) if user.session_id != s => {
             return Err(Error::forbidden("session_mismatch", "session_id is not the session of this access token"));
         }
         Some(_) => {}
     }
-    Ok(Trader { wallet_id: user.wallet_id.as_str().into(), session_id: user.session_id.as_str().into(), provider_id: user.provider_id.as_str().into() })
+    Ok(Trader { wallet_id: user.wallet_id.clone(), session_id: user.session_id.clone(), provider_id: user.provider_id.clone() })
 }
 
 fn wallet_principal(user: &UserAuth) -> String {
@@ -206,7 +206,7 @@ async fn holdings(State(app): State<AppState>, user: UserAuth, ApiJson(request):
         v.push("filters.position_type", "must be long");
     }
     v.finish()?;
-    let query = HoldingsQuery { wallet_id: user.wallet_id, market_id: f.market_id, outcome_id: f.outcome_id, status: f.status, page, sort };
+    let query = HoldingsQuery { wallet_id: user.wallet_id.to_string(), market_id: f.market_id, outcome_id: f.outcome_id, status: f.status, page, sort };
     let page = app.store.read(move |c| history::holdings(c, &query)).await?;
     Ok(Json(page))
 }

@@ -7,6 +7,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::domain::fees::Percentage;
+use crate::domain::ids::{MarketId, OutcomeId, ProviderId, WalletId};
 use crate::domain::market::{Market, MarketStatus, Outcome};
 use crate::domain::money::Wei;
 use crate::domain::tenant::{Balance, Token};
@@ -16,7 +17,7 @@ use crate::error::{Error, Result};
 /// An outcome as search results and provider operations show it.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct OutcomeView {
-    pub id: String,
+    pub id: OutcomeId,
     pub title: String,
     pub description: String,
     /// Image URLs by name.
@@ -65,14 +66,14 @@ pub struct TokenRef {
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ProviderRef {
-    pub id: String,
+    pub id: ProviderId,
     pub name: String,
 }
 
 /// What the summary and the detail of a market both show, besides outcomes and token.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct MarketCommon {
-    pub id: String,
+    pub id: MarketId,
     pub question: String,
     pub description: String,
     pub category: Option<String>,
@@ -143,13 +144,13 @@ pub struct MarketDetail {
     pub liquidity: Wei,
     /// The LMSR liquidity parameter, in wei.
     pub b: Wei,
-    pub creator_wallet_id: String,
+    pub creator_wallet_id: WalletId,
     pub creator_fee_percentage: Percentage,
     pub platform_fee_percentage: Percentage,
     pub starts_at: Timestamp,
     pub ends_at: Timestamp,
     pub updated_at: Timestamp,
-    pub winning_outcome_id: Option<String>,
+    pub winning_outcome_id: Option<OutcomeId>,
     pub resolved_at: Option<Timestamp>,
     pub cancelled_at: Option<Timestamp>,
 }
@@ -210,7 +211,7 @@ pub struct BetPreview {
     pub current_price: String,
     pub estimated_fee: Wei,
     pub net_amount: Wei,
-    pub market_id: String,
+    pub market_id: MarketId,
     pub token: PreviewToken,
 }
 
@@ -226,7 +227,7 @@ pub struct SellPreview {
     pub price_impact: String,
     pub new_outcome_price: String,
     pub current_price: String,
-    pub market_id: String,
+    pub market_id: MarketId,
     pub token: PreviewToken,
 }
 
@@ -245,7 +246,7 @@ pub struct Message {
 /// The market fields a provider operation answers with.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct MarketHeader {
-    pub id: String,
+    pub id: MarketId,
     pub question: String,
     pub description: String,
     pub status: MarketStatus,
@@ -280,14 +281,14 @@ pub struct OutcomeChanged {
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Treasury {
-    pub provider_id: String,
+    pub provider_id: ProviderId,
     pub balances: Vec<Balance>,
 }
 
 /// A wallet and its balances, as its provider looks it up.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct WalletView {
-    pub wallet_id: String,
+    pub wallet_id: WalletId,
     pub wallet_address: String,
     pub wallet_type: String,
     pub balances: Vec<Balance>,

@@ -16,6 +16,24 @@ macro_rules! id_type {
         #[serde(transparent)]
         pub struct $name(pub String);
 
+        impl $name {
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl PartialEq<String> for $name {
+            fn eq(&self, other: &String) -> bool {
+                self.0 == *other
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(id: $name) -> String {
+                id.0
+            }
+        }
+
         impl std::ops::Deref for $name {
             type Target = str;
             fn deref(&self) -> &str {

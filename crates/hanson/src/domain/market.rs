@@ -5,6 +5,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value as Json};
 
 #[allow(unused_imports)] // named by schema attributes
+use super::ids::{MarketId, OutcomeId, ProviderId, WalletId};
 use super::fees::Percentage;
 use super::fees::{parse_percentage, MAX_TOTAL_FEE_UNITS};
 use super::money::{parse_amount, AmountError, Wei};
@@ -52,8 +53,8 @@ impl std::fmt::Display for MarketStatus {
 
 #[derive(Debug, Clone)]
 pub struct Outcome {
-    pub id: String,
-    pub market_id: String,
+    pub id: OutcomeId,
+    pub market_id: MarketId,
     pub index: i64,
     pub title: String,
     pub description: String,
@@ -64,8 +65,8 @@ pub struct Outcome {
 
 #[derive(Debug, Clone)]
 pub struct Market {
-    pub id: String,
-    pub provider_id: String,
+    pub id: MarketId,
+    pub provider_id: ProviderId,
     pub provider_name: String,
     pub game_id: Option<String>,
     pub question: String,
@@ -83,14 +84,14 @@ pub struct Market {
     pub b: u128,
     pub starts_at: Micros,
     pub ends_at: Micros,
-    pub creator_wallet_id: String,
+    pub creator_wallet_id: WalletId,
     pub creator_fee: u32,
     pub platform_fee: u32,
     /// Stored status: active, resolved or cancelled. See [`Market::status`].
     pub stored_status: MarketStatus,
     pub total_volume: u128,
     pub trade_count: i64,
-    pub winning_outcome_id: Option<String>,
+    pub winning_outcome_id: Option<OutcomeId>,
     pub settled_at: Option<Micros>,
     pub created_at: Micros,
     pub updated_at: Micros,

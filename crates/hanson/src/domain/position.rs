@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use super::ids::{MarketId, OutcomeId, PositionId, WalletId};
 use super::money::{SignedWei, Wei};
 use super::num::{mul_div, ratio_decimal, Rounding};
 use super::time::{Micros, Timestamp};
@@ -53,10 +54,10 @@ impl std::fmt::Display for PositionStatus {
 
 #[derive(Debug, Clone)]
 pub struct Position {
-    pub id: String,
-    pub market_id: String,
-    pub outcome_id: String,
-    pub wallet_id: String,
+    pub id: PositionId,
+    pub market_id: MarketId,
+    pub outcome_id: OutcomeId,
+    pub wallet_id: WalletId,
     pub shares: u128,
     pub total_invested: u128,
     pub status: PositionStatus,
@@ -75,10 +76,10 @@ pub enum PositionType {
 /// A position valued at its market's current prices or settlement (holdings search).
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct Holding {
-    pub id: String,
-    pub market_id: String,
-    pub outcome_id: String,
-    pub wallet_id: String,
+    pub id: PositionId,
+    pub market_id: MarketId,
+    pub outcome_id: OutcomeId,
+    pub wallet_id: WalletId,
     pub shares: Wei,
     pub average_cost: String,
     pub total_invested: Wei,

@@ -2,6 +2,7 @@
 
 use serde::Deserialize;
 
+use super::ids::{ProviderId, SessionId, WalletId};
 use super::address::{parse_wallet_address, WalletType};
 use super::time::Micros;
 use crate::error::{Error, Result, Validator};
@@ -181,9 +182,9 @@ impl Login {
 
 #[derive(Debug, Clone)]
 pub struct Session {
-    pub id: String,
-    pub provider_id: String,
-    pub wallet_id: String,
+    pub id: SessionId,
+    pub provider_id: ProviderId,
+    pub wallet_id: WalletId,
     pub expires_at: Micros,
     pub revoked: bool,
 }

@@ -3,12 +3,13 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::ids::{ProviderId, WalletId};
 use super::money::Wei;
 use super::time::{self, Micros, Timestamp};
 
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct Provider {
-    pub id: String,
+    pub id: ProviderId,
     pub name: String,
 }
 
@@ -30,8 +31,8 @@ pub struct Balance {
 
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct Wallet {
-    pub wallet_id: String,
-    pub provider_id: String,
+    pub wallet_id: WalletId,
+    pub provider_id: ProviderId,
     pub wallet_address: String,
     pub wallet_type: String,
     pub alt_evm_address: Option<String>,

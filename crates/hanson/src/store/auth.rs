@@ -178,9 +178,9 @@ pub fn put_alt_key(c: &mut dyn Conn, provider_id: &str, key: &AltKey, now: Micro
 impl FromRow for Session {
     fn from_row(r: &Row) -> Result<Session> {
         Ok(Session {
-            id: r.text(0)?,
-            provider_id: r.text(1)?,
-            wallet_id: r.text(2)?,
+            id: r.text(0)?.into(),
+            provider_id: r.text(1)?.into(),
+            wallet_id: r.text(2)?.into(),
             expires_at: r.int(3)?,
             revoked: r.opt_int(4)?.is_some(),
         })

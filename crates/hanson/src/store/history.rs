@@ -28,7 +28,7 @@ pub struct HoldingsQuery {
 }
 
 /// Markets of the positions valued so far: the market, its prices and payout terms.
-type Seen = HashMap<String, (Market, Vec<lmsr::Price>, (u128, u128))>;
+type Seen = HashMap<MarketId, (Market, Vec<lmsr::Price>, (u128, u128))>;
 
 fn value_position(c: &mut dyn Conn, p: Position, markets_seen: &mut Seen) -> Result<Holding> {
     if !markets_seen.contains_key(&p.market_id) {

@@ -39,8 +39,8 @@ pub fn stored_status(r: &Row, i: usize) -> Result<MarketStatus> {
 impl FromRow for Market {
     fn from_row(r: &Row) -> Result<Market> {
         Ok(Market {
-            id: r.text(0)?,
-            provider_id: r.text(1)?,
+            id: r.text(0)?.into(),
+            provider_id: r.text(1)?.into(),
             provider_name: r.text(2)?,
             game_id: r.opt_text(3)?,
             question: r.text(4)?,
@@ -58,13 +58,13 @@ impl FromRow for Market {
             b: r.money(19)?,
             starts_at: r.int(20)?,
             ends_at: r.int(21)?,
-            creator_wallet_id: r.text(22)?,
+            creator_wallet_id: r.text(22)?.into(),
             creator_fee: r.int(23)? as u32,
             platform_fee: r.int(24)? as u32,
             stored_status: stored_status(r, 25)?,
             total_volume: r.money(26)?,
             trade_count: r.int(27)?,
-            winning_outcome_id: r.opt_text(28)?,
+            winning_outcome_id: r.opt_text(28)?.map(OutcomeId),
             settled_at: r.opt_int(29)?,
             created_at: r.int(30)?,
             updated_at: r.int(31)?,
@@ -78,8 +78,8 @@ impl FromRow for Market {
 impl FromRow for Outcome {
     fn from_row(r: &Row) -> Result<Outcome> {
         Ok(Outcome {
-            id: r.text(0)?,
-            market_id: r.text(1)?,
+            id: r.text(0)?.into(),
+            market_id: r.text(1)?.into(),
             index: r.int(2)?,
             title: r.text(3)?,
             description: r.text(4)?,
@@ -97,7 +97,7 @@ fn load_details(c: &mut dyn Conn, mut markets: Vec<Market>) -> Result<Vec<Market
     }
     let ids: Vec<&str> = markets.iter().map(|m| m.id.as_str()).collect();
     let (list, params) = id_list(&ids);
-    let mut outcomes: HashMap<String, Vec<Outcome>> = HashMap::new();
+    let mut outcomes: HashMap<MarketId, Vec<Outcome>> = HashMap::new();
     let sql = format!(
         "SELECT id, market_id, outcome_index, title, description, images, total_shares, total_volume \
          FROM outcomes WHERE market_id IN ({list}) ORDER BY market_id, outcome_index"
@@ -859,7 +859,7 @@ pub fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &
         let sql = format!("SELECT {MARKET_COLUMNS} {MARKET_FROM} WHERE m.id IN ({list})");
         let rows: Vec<Market> = query_as(c, &sql, &params)?;
         for m in load_details(c, rows)? {
-            let position = missing[&m.id];
+            let position = missing[m.id.as_str()];
             data[position] = Some(SearchHit::Loaded(m));
         }
     }

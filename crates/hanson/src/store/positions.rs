@@ -15,10 +15,10 @@ pub const POSITION_COLUMNS: &str =
 impl FromRow for Position {
     fn from_row(r: &Row) -> Result<Position> {
         Ok(Position {
-            id: r.text(0)?,
-            market_id: r.text(1)?,
-            outcome_id: r.text(2)?,
-            wallet_id: r.text(3)?,
+            id: r.text(0)?.into(),
+            market_id: r.text(1)?.into(),
+            outcome_id: r.text(2)?.into(),
+            wallet_id: r.text(3)?.into(),
             shares: r.money(4)?,
             total_invested: r.money(5)?,
             status: position_status(r, 6)?,

@@ -37,7 +37,7 @@ pub fn rotate_key(c: &mut dyn Conn, provider_id: &str, key_hash: &[u8], now: Mic
 
 pub fn provider(c: &mut dyn Conn, id: &str) -> Result<Option<Provider>> {
     let row = c.query_opt("SELECT id, name FROM providers WHERE id = $1", &[Param::Text(id)])?;
-    row.map(|r| Ok(Provider { id: r.text(0)?, name: r.text(1)? })).transpose()
+    row.map(|r| Ok(Provider { id: r.text(0)?.into(), name: r.text(1)? })).transpose()
 }
 
 /// The provider whose key hashes to `key_hash`, with the stored hash for a constant-time check.
@@ -46,7 +46,7 @@ pub fn provider_by_key_hash(c: &mut dyn Conn, key_hash: &[u8]) -> Result<Option<
         "SELECT p.id, p.name, k.key_hash FROM api_keys k JOIN providers p ON p.id = k.provider_id WHERE k.key_hash = $1",
         &[Param::Blob(key_hash)],
     )?;
-    row.map(|r| Ok((Provider { id: r.text(0)?, name: r.text(1)? }, r.blob(2)?))).transpose()
+    row.map(|r| Ok((Provider { id: r.text(0)?.into(), name: r.text(1)? }, r.blob(2)?))).transpose()
 }
 
 pub fn create_token(c: &mut dyn Conn, token: &Token, now: Micros) -> Result<()> {
@@ -80,8 +80,8 @@ pub fn token(c: &mut dyn Conn, id: &str) -> Result<Option<Token>> {
 impl FromRow for Wallet {
     fn from_row(r: &Row) -> Result<Wallet> {
         Ok(Wallet {
-            wallet_id: r.text(0)?,
-            provider_id: r.text(1)?,
+            wallet_id: r.text(0)?.into(),
+            provider_id: r.text(1)?.into(),
             wallet_address: r.text(2)?,
             wallet_type: r.text(3)?,
             alt_evm_address: r.opt_text(4)?,
@@ -127,8 +127,8 @@ pub fn ensure_wallet(
         ],
     )?;
     Ok(Wallet {
-        wallet_id: id,
-        provider_id: provider_id.to_string(),
+        wallet_id: id.into(),
+        provider_id: provider_id.into(),
         wallet_address: address.to_string(),
         wallet_type: wallet_type.to_string(),
         alt_evm_address: alt_evm_address.map(str::to_string),
@@ -266,7 +266,7 @@ pub fn external_transfer(c: &mut dyn Conn, t: ExternalTransfer, now: Micros) -> 
             .map_err(|e| ledger::map_transfer_error(e, "insufficient_balance", "wallet"))?;
             TransferReceipt::Wallet(WalletTransfer {
                 id: id.clone(),
-                wallet_id: wallet.wallet_id,
+                wallet_id: wallet.wallet_id.to_string(),
                 wallet_address: wallet.wallet_address,
                 token_id: t.token_id.clone(),
                 amount: Wei(t.amount),

@@ -169,7 +169,7 @@ fn record_trade(c: &mut dyn Conn, t: &Trade, trader: &Trader, wallet_address: &s
 }
 
 /// The part of a trade's receipt that bets and sales share.
-fn filled(t: &Trade, trader: &Trader, position_id: String, touched: &ledger::Touched, average_price: &str, fee: u128, new_price: lmsr::Price) -> FilledTrade {
+fn filled(t: &Trade, trader: &Trader, position_id: PositionId, touched: &ledger::Touched, average_price: &str, fee: u128, new_price: lmsr::Price) -> FilledTrade {
     FilledTrade {
         market_id: MarketId::from(t.market.id.as_str()),
         outcome_id: OutcomeId::from(t.market.outcomes[t.outcome].id.as_str()),
@@ -178,7 +178,7 @@ fn filled(t: &Trade, trader: &Trader, position_id: String, touched: &ledger::Tou
         transaction_fee: Wei(fee),
         balance_before: Wei(touched.before(&t.wallet_account)),
         balance_after: Wei(touched.after(&t.wallet_account)),
-        position_id: PositionId(position_id),
+        position_id,
         new_outcome_price: new_price.to_string(),
         created_at: Timestamp(t.at),
         status: TradeStatus::Confirmed,
@@ -239,9 +239,9 @@ pub fn live_session(c: &mut dyn Conn, trader: &Trader) -> Result<String> {
     )?;
     let Some(r) = row else { return Err(Error::Unauthenticated("the session has ended")) };
     let session = Session {
-        id: trader.session_id.to_string(),
-        wallet_id: r.text(0)?,
-        provider_id: r.text(1)?,
+        id: trader.session_id.clone(),
+        wallet_id: r.text(0)?.into(),
+        provider_id: r.text(1)?.into(),
         revoked: r.opt_int(2)?.is_some(),
         expires_at: r.int(3)?,
     };
@@ -262,10 +262,10 @@ pub fn place_bet(c: &mut dyn Conn, trader: &Trader, address: &str, req: &BetRequ
     let stored = positions::position_of(c, &trader.wallet_id, &outcome.id)?;
     let stored_status = stored.as_ref().map(|p| p.status);
     let mut position = stored.unwrap_or_else(|| Position {
-        id: crate::domain::ids::new_id(),
+        id: PositionId(crate::domain::ids::new_id()),
         market_id: m.id.clone(),
         outcome_id: outcome.id.clone(),
-        wallet_id: trader.wallet_id.to_string(),
+        wallet_id: trader.wallet_id.clone(),
         shares: 0,
         total_invested: 0,
         status: PositionStatus::Active,
@@ -592,9 +592,9 @@ pub fn claim(c: &mut dyn Conn, trader: &Trader, position_id: &str, now: Micros) 
     )?;
     let receipt = ClaimReceipt {
         claim_id,
-        position_id: PositionId(p.id),
-        market_id: MarketId(m.id),
-        outcome_id: OutcomeId(p.outcome_id),
+        position_id: p.id,
+        market_id: m.id,
+        outcome_id: p.outcome_id,
         session_id: trader.session_id.clone(),
         shares_claimed: Wei(p.shares),
         claimed_amount: Wei(amount),
