@@ -40,15 +40,23 @@ pub struct Wallet {
     pub created_at: Micros,
 }
 
-/// A deposit into a provider's treasury.
+/// What every transfer's receipt says: the token, the amount, the caller's reference, the
+/// balance it left and when.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct TreasuryDeposit {
-    pub deposit_id: String,
+pub struct Transferred {
     pub token_id: String,
     pub amount: Wei,
     pub reference: String,
     pub balance_after: Wei,
     pub created_at: Timestamp,
+}
+
+/// A deposit into a provider's treasury.
+#[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct TreasuryDeposit {
+    pub deposit_id: String,
+    #[serde(flatten)]
+    pub transfer: Transferred,
 }
 
 /// A deposit into, or a withdrawal from, a wallet.
@@ -57,11 +65,8 @@ pub struct WalletTransfer {
     pub id: String,
     pub wallet_id: String,
     pub wallet_address: String,
-    pub token_id: String,
-    pub amount: Wei,
-    pub reference: String,
-    pub balance_after: Wei,
-    pub created_at: Timestamp,
+    #[serde(flatten)]
+    pub transfer: Transferred,
 }
 
 /// What a transfer answered, kept to answer a replay of its reference the same way.

@@ -6,7 +6,7 @@ use super::ledger::{self, Account, Kind, Transfer};
 use super::sql::{query_as, query_opt_as, Conn, FromRow, Param, Row};
 use crate::domain::money::Wei;
 use crate::domain::event::{Event, TransferKind};
-use crate::domain::tenant::{Balance, Provider, Token, TransferReceipt, TreasuryDeposit, Wallet, WalletTransfer};
+use crate::domain::tenant::{Balance, Provider, Token, TransferReceipt, Transferred, TreasuryDeposit, Wallet, WalletTransfer};
 use crate::domain::time::{Micros, Timestamp};
 use crate::error::{Error, Result};
 
@@ -196,6 +196,16 @@ fn request_hash(t: &ExternalTransfer) -> Vec<u8> {
     Sha256::digest(canonical.as_bytes()).to_vec()
 }
 
+fn transferred(t: &ExternalTransfer, balance_after: u128, now: Micros) -> Transferred {
+    Transferred {
+        token_id: t.token_id.clone(),
+        amount: Wei(t.amount),
+        reference: t.reference.clone(),
+        balance_after: Wei(balance_after),
+        created_at: Timestamp(now),
+    }
+}
+
 /// Deposits into a treasury or wallet, or withdraws from a wallet; idempotent by reference.
 pub fn external_transfer(c: &mut dyn Conn, t: ExternalTransfer, now: Micros) -> Result<Recorded> {
     let hash = request_hash(&t);
@@ -232,14 +242,7 @@ pub fn external_transfer(c: &mut dyn Conn, t: ExternalTransfer, now: Micros) -> 
                 },
             )
             .map_err(|e| ledger::map_transfer_error(e, "insufficient_treasury", "treasury"))?;
-            TransferReceipt::Treasury(TreasuryDeposit {
-                deposit_id: id.clone(),
-                token_id: t.token_id.clone(),
-                amount: Wei(t.amount),
-                reference: t.reference.clone(),
-                balance_after: Wei(balance_after),
-                created_at: Timestamp(now),
-            })
+            TransferReceipt::Treasury(TreasuryDeposit { deposit_id: id.clone(), transfer: transferred(&t, balance_after, now) })
         }
         ExternalKind::WalletDeposit | ExternalKind::WalletWithdrawal => {
             let address = t.wallet_address.as_deref().unwrap_or_default();
@@ -268,11 +271,7 @@ pub fn external_transfer(c: &mut dyn Conn, t: ExternalTransfer, now: Micros) -> 
                 id: id.clone(),
                 wallet_id: wallet.wallet_id.to_string(),
                 wallet_address: wallet.wallet_address,
-                token_id: t.token_id.clone(),
-                amount: Wei(t.amount),
-                reference: t.reference.clone(),
-                balance_after: Wei(if is_deposit { to_after } else { from_after }),
-                created_at: Timestamp(now),
+                transfer: transferred(&t, if is_deposit { to_after } else { from_after }, now),
             })
         }
     };
