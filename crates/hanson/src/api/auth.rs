@@ -246,7 +246,7 @@ struct AltKeyInput {
 /// Create or replace an alt-network account key in the provider's registry.
 #[utoipa::path(put, path = "/v1/providers/alt-keys/{wallet_address}/{key_id}", tag = "Auth", security(("providerKey" = [])),
     params(("wallet_address" = String, Path), ("key_id" = String, Path)), request_body = AltKeyInput,
-    responses((status = 200, description = "The key as stored", body = AltKey), E401, E422))]
+    responses((status = 200, description = "The key as stored", body = AltKey), E401, E404, E422))]
 async fn put_alt_key(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,

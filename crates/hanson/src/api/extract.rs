@@ -84,12 +84,51 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
     if !value.is_object() {
         return Err(Error::invalid("body", "must be a JSON object"));
     }
+    // No text the service stores may hold a NUL: PostgreSQL refuses it in text columns and
+    // SQLite's full-text query parser fails on it.
+    let mut errors = Vec::new();
+    find_nul(&value, &mut String::new(), &mut errors);
+    if !errors.is_empty() {
+        return Err(Error::Validation(errors));
+    }
     serde_path_to_error::deserialize(value).map_err(|e| {
         let field = e.path().to_string();
         let message = e.inner().to_string();
         let field = if field == "." { missing_field(&message).unwrap_or("body").to_string() } else { field };
         Error::Validation(vec![FieldError::new(field, message)])
     })
+}
+
+/// Every string (or object key) under `value` holding a NUL character, by field path.
+fn find_nul(value: &serde_json::Value, path: &mut String, errors: &mut Vec<FieldError>) {
+    let field = |path: &str| if path.is_empty() { "body".to_string() } else { path.to_string() };
+    match value {
+        serde_json::Value::String(s) if s.contains('\0') => errors.push(FieldError::new(field(path), "must not contain NUL characters")),
+        serde_json::Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                find_nul(item, path, errors);
+                path.truncate(len);
+            }
+        }
+        serde_json::Value::Object(map) => {
+            for (key, item) in map {
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(key);
+                if key.contains('\0') {
+                    errors.push(FieldError::new(field(path), "must not contain NUL characters"));
+                } else {
+                    find_nul(item, path, errors);
+                }
+                path.truncate(len);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// serde reports a missing field at the parent's path; name the field itself.

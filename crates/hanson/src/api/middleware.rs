@@ -103,3 +103,12 @@ fn auth_key_digest(credential: &[u8]) -> [u8; 16] {
     key.copy_from_slice(&Sha256::digest(credential)[..16]);
     key
 }
+
+/// A path whose segments decode to a NUL names nothing: 404 before any handler (PostgreSQL
+/// refuses NUL in text, so an id holding one must never reach a query).
+pub async fn refuse_nul_path(request: Request, next: Next) -> Response {
+    if request.uri().path().contains("%00") {
+        return Error::NotFound.into_response();
+    }
+    next.run(request).await
+}

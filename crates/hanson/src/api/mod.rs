@@ -57,6 +57,7 @@ pub fn router(state: AppState) -> Router {
                 .on_response(middleware::record_response)
                 .on_failure(()),
         )
+        .layer(from_fn(middleware::refuse_nul_path))
         .layer(from_fn(middleware::request_id))
         .with_state(state)
 }

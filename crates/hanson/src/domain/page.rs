@@ -120,6 +120,9 @@ impl<F: Searchable> SearchRequest<F> {
             "pagination.per_page",
             "must be between 1 and 100",
         );
+        // The rows before the page must be countable: a page whose offset overflows would
+        // wrap around to an early page.
+        v.check(page < 1 || (page - 1).checked_mul(per_page.max(1)).is_some(), "pagination.page", "is too large");
         let sort = self.sort.as_ref();
         let field = sort.and_then(|s| s.field.as_ref()).map_or_else(|| sort_fields[0].to_string(), |f| f.0.clone());
         if !sort_fields.contains(&field.as_str()) {

@@ -74,7 +74,11 @@ fn stored_balances(c: &mut dyn Conn, ids: &[&str]) -> Result<Vec<(String, u128)>
         return Ok(Vec::new());
     }
     let (list, params) = id_list(ids);
-    let sql = format!("SELECT id, balance FROM accounts WHERE id IN ({list}){}", c.lock_clause());
+    // Locked in id order, so two transactions that lock overlapping accounts cannot each hold
+    // one the other waits for (PostgreSQL locks rows as the sorted rows leave the sort).
+    let lock = c.lock_clause();
+    let order = if lock.is_empty() { "" } else { " ORDER BY id" };
+    let sql = format!("SELECT id, balance FROM accounts WHERE id IN ({list}){order}{lock}");
     c.query(&sql, &params)?.iter().map(|row| Ok((row.text(0)?, row.money(1)?))).collect()
 }
 

@@ -12,6 +12,7 @@ mod cli;
 mod concurrency;
 mod errors;
 mod history;
+mod hostile;
 mod markets;
 mod money;
 mod openapi;

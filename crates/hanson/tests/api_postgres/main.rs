@@ -20,6 +20,8 @@ mod concurrency;
 mod errors;
 #[path = "../api/history.rs"]
 mod history;
+#[path = "../api/hostile.rs"]
+mod hostile;
 #[path = "../api/markets.rs"]
 mod markets;
 #[path = "../api/money.rs"]

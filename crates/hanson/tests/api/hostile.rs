@@ -1,0 +1,70 @@
+//! Hostile input: page arithmetic at the edges of i64 and NUL characters in bodies and
+//! paths are refused with problem+json and change nothing, on both backends.
+
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::helpers::*;
+
+#[tokio::test]
+async fn pages_whose_offset_overflows_are_refused() {
+    let f = Fixture::new().await;
+    f.market(2).await;
+    for (route, page, per_page) in [
+        ("/v1/markets/positions/search", i64::MAX, 2),
+        ("/v1/markets/positions/search", 2_305_843_009_213_693_953, 8),
+        ("/v1/markets/search", i64::MAX, 100),
+        ("/v1/markets/price-history/search", 4_611_686_018_427_387_905, 3),
+    ] {
+        let mut body = json!({ "pagination": { "page": page, "per_page": per_page } });
+        if route.contains("price-history") {
+            body["filters"] = json!({ "market_id": uuid() });
+        }
+        let r = f.app.post(route, None, body).await;
+        assert_problem(&r, 422, "validation_failed");
+        assert_field_error(&r, "pagination.page");
+    }
+    // The last page whose offset still fits is a valid, empty page.
+    let last = (i64::MAX - 1) / 2 + 1;
+    let r = f.app.post("/v1/markets/search", None, json!({ "pagination": { "page": last, "per_page": 2 } })).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.body["data"], json!([]));
+    assert_eq!(r.body["pagination"]["total"], 1);
+}
+
+#[tokio::test]
+async fn nul_characters_are_refused_everywhere_and_change_nothing() {
+    let f = Fixture::new().await;
+    let treasury_before = f.treasury_balance().await;
+    let mut market = f.market_body(2);
+    market["question"] = json!("Will it\u{0}rain?");
+    let r = f.create_market(market).await;
+    assert_problem(&r, 422, "validation_failed");
+    assert_field_error(&r, "question");
+    let mut market = f.market_body(2);
+    market["outcomes"][1]["title"] = json!("No\u{0}");
+    let r = f.create_market(market).await;
+    assert_field_error(&r, "outcomes[1].title");
+    assert_eq!(f.treasury_balance().await, treasury_before, "no market was funded");
+    let r = f.app.post("/v1/markets/search", None, json!({ "filters": { "search_query": "a\u{0}b" } })).await;
+    assert_problem(&r, 422, "validation_failed");
+    assert_field_error(&r, "filters.search_query");
+    let r = f.app.post("/v1/markets/search", None, json!({ "filters": { "category\u{0}": "x" } })).await;
+    assert_problem(&r, 422, "validation_failed");
+    let deposit = json!({ "token_id": format!("{}\u{0}", f.token_id), "amount": "5", "reference": "nul-1" });
+    let r = f.app.post("/v1/providers/treasury/deposits", Some(&f.provider.key), deposit).await;
+    assert_field_error(&r, "token_id");
+    let deposit = json!({ "token_id": f.token_id, "amount": "5", "reference": "nul\u{0}2" });
+    let r = f.app.post("/v1/providers/treasury/deposits", Some(&f.provider.key), deposit).await;
+    assert_field_error(&r, "reference");
+    assert_eq!(f.treasury_balance().await, treasury_before, "no deposit was booked");
+    let nonce = json!({ "wallet_address": "0x00000000000000000000000000000000000000a1", "provider_id": f.provider.id, "x": ["\u{0}"] });
+    let r = f.app.post("/v1/auth/nonce", None, nonce).await;
+    assert_field_error(&r, "x[0]");
+    for path in ["/v1/markets/%00", "/v1/markets/a%00b", "/v1/providers/wallets/%00"] {
+        let r = f.app.get(path, Some(&f.provider.key)).await;
+        assert_problem(&r, 404, "not_found");
+    }
+    let r = f.app.post("/v1/markets/%00/bet", None, json!({})).await;
+    assert_problem(&r, 404, "not_found");
+}
