@@ -56,6 +56,9 @@ pub enum Error {
     /// 429
     #[error("rate limited")]
     RateLimited { retry_after_secs: u64 },
+    /// 503: the database cannot be reached; the cause is logged, never sent.
+    #[error("unavailable: {0}")]
+    Unavailable(String),
     /// 500: the cause is logged, never sent.
     #[error("internal: {0}")]
     Internal(String),

@@ -75,7 +75,7 @@ async fn readyz(State(app): State<AppState>) -> Response {
         Ok(()) => Json(Health { status: "ready" }).into_response(),
         Err(e) => {
             tracing::warn!(error = %e, "readiness check failed");
-            Error::Internal(format!("database unreachable: {e}")).into_response()
+            Error::Unavailable(format!("database unreachable: {e}")).into_response()
         }
     }
 }

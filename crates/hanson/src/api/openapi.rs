@@ -34,7 +34,7 @@ pub struct Problem {
 /// fail internally, and every route with a body can get a malformed, oversized or
 /// non-JSON one. Added to each operation by [`CommonErrors`].
 const BODY_ERRORS: [u16; 3] = [400, 413, 415];
-const ANY_ROUTE_ERRORS: [u16; 2] = [429, 500];
+const ANY_ROUTE_ERRORS: [u16; 3] = [429, 500, 503];
 
 fn error_description(status: u16) -> &'static str {
     match status {
@@ -47,6 +47,7 @@ fn error_description(status: u16) -> &'static str {
         415 => "Body not declared as application/json (code unsupported_media_type)",
         422 => "Validation (validation_failed with errors[]) or a rule such as amount_too_large, unknown_token, bet_below_minimum",
         429 => "Rate limited (code rate_limited, with Retry-After)",
+        503 => "The database is unavailable; nothing was changed (code service_unavailable, with Retry-After)",
         _ => "Internal error; only the request id is returned (code internal)",
     }
 }
@@ -98,10 +99,10 @@ struct CommonErrors;
 impl utoipa::Modify for CommonErrors {
     fn modify(&self, doc: &mut Document) {
         let components = doc.components.get_or_insert_with(Components::new);
-        for status in [400u16, 401, 403, 404, 409, 413, 415, 422, 429, 500] {
+        for status in [400u16, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503] {
             let content = ContentBuilder::new().schema(Some(Ref::from_schema_name("Problem"))).build();
             let mut response = ResponseBuilder::new().description(error_description(status)).content("application/problem+json", content);
-            if status == 429 {
+            if status == 429 || status == 503 {
                 let retry_after = HeaderBuilder::new().schema(u64::schema()).description(Some("Seconds to wait")).build();
                 response = response.header("Retry-After", retry_after);
             }

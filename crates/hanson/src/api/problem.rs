@@ -3,9 +3,11 @@
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
+use super::openapi::Problem;
+use crate::error::{Error, FieldError};
 
-use crate::error::Error;
+/// The `Retry-After` of a 503: how soon a client may try again.
+pub const UNAVAILABLE_RETRY_AFTER_SECS: u64 = 1;
 
 tokio::task_local! {
     /// The current request's id, set by the request-id middleware for the whole request.
@@ -31,6 +33,7 @@ impl Error {
             Error::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Error::Validation(_) | Error::Rule { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             Error::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Error::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -47,6 +50,7 @@ impl Error {
             Error::UnsupportedMediaType => "unsupported_media_type",
             Error::Validation(_) => "validation_failed",
             Error::RateLimited { .. } => "rate_limited",
+            Error::Unavailable(_) => "service_unavailable",
             Error::Internal(_) => "internal",
         }
     }
@@ -63,6 +67,7 @@ impl Error {
             Error::UnsupportedMediaType => "the request body must be application/json".into(),
             Error::Validation(_) => "one or more fields are invalid".into(),
             Error::RateLimited { retry_after_secs } => format!("too many requests; retry after {retry_after_secs} s"),
+            Error::Unavailable(_) => "the database is unavailable; nothing was changed, retry shortly".into(),
             Error::Internal(_) => format!("internal error; request id {}", current_request_id()),
         }
     }
@@ -71,29 +76,36 @@ impl Error {
 impl IntoResponse for Error {
     fn into_response(self) -> Response {
         let status = self.status();
-        if let Error::Internal(cause) = &self {
-            tracing::error!(request_id = %current_request_id(), %cause, "internal error");
-        }
-        let mut body = json!({
-            "type": format!("https://hanson.dev/problems/{}", self.code().replace('_', "-")),
-            "title": status.canonical_reason().unwrap_or("Error"),
-            "status": status.as_u16(),
-            "detail": self.detail(),
-            "code": self.code(),
-        });
         match &self {
-            Error::Validation(errors) => body["errors"] = json!(errors),
-            Error::Rule { field: Some(field), detail, .. } => {
-                body["errors"] = json!([{ "field": field, "message": detail }]);
-            }
-            Error::Internal(_) => body["request_id"] = json!(current_request_id()),
+            Error::Internal(cause) => tracing::error!(request_id = %current_request_id(), %cause, "internal error"),
+            Error::Unavailable(cause) => tracing::warn!(request_id = %current_request_id(), %cause, "database unavailable"),
             _ => {}
         }
-        let mut response = (status, body.to_string()).into_response();
+        let problem = Problem {
+            r#type: format!("https://hanson.dev/problems/{}", self.code().replace('_', "-")),
+            title: status.canonical_reason().unwrap_or("Error").to_string(),
+            status: status.as_u16(),
+            detail: self.detail(),
+            code: self.code().to_string(),
+            errors: match &self {
+                Error::Validation(errors) => Some(errors.clone()),
+                Error::Rule { field: Some(field), detail, .. } => Some(vec![FieldError::new(field.as_str(), detail.as_str())]),
+                _ => None,
+            },
+            request_id: matches!(self, Error::Internal(_)).then(current_request_id),
+        };
+        let body = serde_json::to_vec(&problem).unwrap_or_default();
+        let mut response = (status, body).into_response();
         let headers = response.headers_mut();
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
-        if let Error::RateLimited { retry_after_secs } = self {
-            headers.insert(header::RETRY_AFTER, HeaderValue::from(retry_after_secs));
+        let retry_after = match self {
+            Error::RateLimited { retry_after_secs } => Some(retry_after_secs),
+            // A restarting database is typically back within a second or two.
+            Error::Unavailable(_) => Some(UNAVAILABLE_RETRY_AFTER_SECS),
+            _ => None,
+        };
+        if let Some(secs) = retry_after {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
         response
     }

@@ -89,9 +89,24 @@ pub struct PgConn<'c> {
 
 fn pg_error(e: &::postgres::Error) -> Error {
     match e.as_db_error() {
+        Some(db) if is_unavailable(db.code()) => Error::Unavailable(format!("postgres {}: {}", db.code().code(), db.message())),
         Some(db) => Error::internal(format!("postgres {}: {}", db.code().code(), db.message())),
+        // No answer from the server at all: the connection is gone or never came up.
+        None if e.is_closed() || std::error::Error::source(e).is_some_and(|s| s.is::<std::io::Error>()) => {
+            Error::Unavailable(format!("postgres: {e}"))
+        }
         None => Error::internal(format!("postgres: {e}")),
     }
+}
+
+/// The server is shutting down, starting up or out of connections: nothing ran, and the
+/// same request can succeed shortly.
+fn is_unavailable(code: &SqlState) -> bool {
+    code.code().starts_with("08")
+        || *code == SqlState::ADMIN_SHUTDOWN
+        || *code == SqlState::CRASH_SHUTDOWN
+        || *code == SqlState::CANNOT_CONNECT_NOW
+        || *code == SqlState::TOO_MANY_CONNECTIONS
 }
 
 /// Races another transaction can make us lose; running the op again resolves them.
@@ -202,9 +217,10 @@ fn backoff(attempt: u32) {
 
 impl Pool {
     fn connect(&self) -> Result<PooledClient> {
-        let mut client = self.config.connect(NoTls).map_err(|e| {
-            Error::internal(format!("cannot connect to PostgreSQL at {}: {}", self.target, pg_error(&e)))
-        })?;
+        let mut client = self
+            .config
+            .connect(NoTls)
+            .map_err(|e| Error::Unavailable(format!("cannot connect to PostgreSQL at {}: {}", self.target, pg_error(&e))))?;
         // Bounds how long one statement (and so one pooled connection) can be held.
         client
             .batch_execute(&format!("SET statement_timeout = {}", self.statement_timeout_ms))

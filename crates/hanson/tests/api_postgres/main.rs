@@ -37,6 +37,7 @@ mod trading;
 #[path = "../api/users.rs"]
 mod users;
 
-// PostgreSQL only: several nodes on one database, NUMERIC on the wire, bad URLs.
+// PostgreSQL only: several nodes on one database, NUMERIC on the wire, bad URLs, outages.
 mod multinode;
 mod nodes;
+mod outage;
