@@ -1,7 +1,7 @@
 //! Wallet login (spec 4.4, part 5): nonce, EVM and alt-network login, refresh with rotation,
 //! profile, logout; and the provider-filled alt-network key registry.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::Json;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 use sha2::{Digest, Sha256};
 
-use super::extract::{ApiJson, ProviderAuth, UserAuth};
+use super::extract::{ApiPath, ApiJson, ProviderAuth, UserAuth};
 use super::openapi::{E401, E404, E422};
 use super::views::Message;
 use super::state::AppState;
@@ -250,7 +250,7 @@ struct AltKeyInput {
 async fn put_alt_key(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,
-    Path((wallet_address, key_id)): Path<(String, String)>,
+    ApiPath((wallet_address, key_id)): ApiPath<(String, String)>,
     ApiJson(input): ApiJson<AltKeyInput>,
 ) -> Result<Json<AltKey>> {
     let mut v = Validator::default();

@@ -10,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use tracing::Span;
 
 use super::problem;
-use super::state::AppState;
+use super::state::{AppState, MAX_BODY_BYTES};
 use crate::error::Error;
 
 static REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
@@ -111,4 +111,18 @@ pub async fn refuse_nul_path(request: Request, next: Next) -> Response {
         return Error::NotFound.into_response();
     }
     next.run(request).await
+}
+
+/// Reads the whole request body (up to the 65,536-byte limit) before any check may refuse
+/// the request. A response sent while a body is still unread makes hyper close the
+/// connection, so a client's next request on it (keep-alive) failed after a 401, 415 or 429.
+pub async fn read_body_first(request: Request, next: Next) -> Response {
+    let (parts, body) = request.into_parts();
+    match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
+        Ok(bytes) => next.run(Request::from_parts(parts, axum::body::Body::from(bytes))).await,
+        Err(e) if std::error::Error::source(&e).is_some_and(|s| s.is::<http_body_util::LengthLimitError>()) => {
+            Error::PayloadTooLarge.into_response()
+        }
+        Err(e) => Error::MalformedJson(format!("the request body could not be read: {e}")).into_response(),
+    }
 }

@@ -50,6 +50,7 @@ pub fn router(state: AppState) -> Router {
         .method_not_allowed_fallback(|| async { Error::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(from_fn_with_state(state.clone(), middleware::rate_limit))
+        .layer(from_fn(middleware::read_body_first))
         .layer(
             TraceLayer::new_for_http()
                 .make_span_with(middleware::request_span)

@@ -1,7 +1,7 @@
 //! Provider routes (spec 4.3 and CONTRACT "Money flows"): API key required; a provider sees
 //! only its own markets (another provider's market is 404).
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::Json;
@@ -11,7 +11,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use serde_json::Value as Json_;
 
-use super::extract::{ApiJson, HashedJson, ProviderAuth};
+use super::extract::{ApiPath, ApiJson, HashedJson, ProviderAuth};
 use super::views::{MarketCreated, MarketHeader, MarketUpdated, OutcomeChanged, OutcomeView, Treasury, WalletView};
 use super::openapi::{IdempotencyKey, E401, E404, E409, E422};
 use super::idempotent;
@@ -81,7 +81,7 @@ async fn create_market(
 async fn update_market(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,
-    Path(market_id): Path<String>,
+    ApiPath(market_id): ApiPath<String>,
     ApiJson(input): ApiJson<UpdateMarketInput>,
 ) -> Result<Json<MarketUpdated>> {
     let patch = input.validate()?;
@@ -109,7 +109,7 @@ async fn update_market(
 async fn create_outcome(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,
-    Path(market_id): Path<String>,
+    ApiPath(market_id): ApiPath<String>,
     ApiJson(input): ApiJson<OutcomeInput>,
 ) -> Result<(StatusCode, Json<OutcomeChanged>)> {
     let new_outcome = input.into_new_outcome()?;
@@ -126,7 +126,7 @@ async fn create_outcome(
 async fn update_outcome(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,
-    Path((market_id, outcome_id)): Path<(String, String)>,
+    ApiPath((market_id, outcome_id)): ApiPath<(String, String)>,
     ApiJson(input): ApiJson<OutcomeInput>,
 ) -> Result<Json<OutcomeChanged>> {
     let patch = input.into_patch()?;
@@ -270,7 +270,7 @@ async fn treasury(State(app): State<AppState>, ProviderAuth(provider): ProviderA
 async fn wallet(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,
-    Path(address): Path<String>,
+    ApiPath(address): ApiPath<String>,
 ) -> Result<Json<WalletView>> {
     let address = address.to_ascii_lowercase();
     let (wallet, balances) = app

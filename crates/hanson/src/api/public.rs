@@ -1,6 +1,6 @@
 //! Public routes (spec 4.1): no authentication.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -11,7 +11,7 @@ use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::Value as Json_;
 
-use super::extract::ApiJson;
+use super::extract::{ApiJson, ApiPath};
 use super::views::{self, BetPreview, List, MarketDetail, PreviewToken, SellPreview};
 use super::openapi::{E404, E409, E422};
 use super::state::AppState;
@@ -77,7 +77,7 @@ async fn search_markets(
 /// Get market details.
 #[utoipa::path(get, path = "/v1/markets/{market_id}", tag = "Public", params(("market_id" = String, Path)),
     responses((status = 200, description = "The market", body = MarketDetail), E404))]
-async fn market_detail(State(app): State<AppState>, Path(market_id): Path<String>) -> Result<Json<MarketDetail>> {
+async fn market_detail(State(app): State<AppState>, ApiPath(market_id): ApiPath<String>) -> Result<Json<MarketDetail>> {
     let market = app.store.read(move |c| markets::market(c, &market_id, false)).await?.ok_or(Error::NotFound)?;
     Ok(Json(views::market_detail(&market, now_micros())?))
 }

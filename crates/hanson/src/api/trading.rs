@@ -1,7 +1,7 @@
 //! Trading and settlement routes: bet, sell, claim and holdings for users (spec 4.2); trade
 //! records and price history for everyone (4.1); resolve and cancel for providers (4.3).
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::Json;
@@ -11,7 +11,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 use serde_json::{Map, Value};
 
-use super::extract::{ApiJson, HashedJson, ProviderAuth, UserAuth, UserToken};
+use super::extract::{ApiPath, ApiJson, HashedJson, ProviderAuth, UserAuth, UserToken};
 use super::public::SellInput;
 use super::openapi::{IdempotencyKey, E401, E403, E404, E409, E422};
 use super::idempotent;
@@ -80,7 +80,7 @@ struct BetInput {
 async fn place_bet(
     State(app): State<AppState>,
     UserToken(user): UserToken,
-    Path(market_id): Path<String>,
+    ApiPath(market_id): ApiPath<String>,
     headers: HeaderMap,
     body: HashedJson<BetInput>,
 ) -> Result<Response> {
@@ -119,7 +119,7 @@ struct SellBody {
 async fn sell(
     State(app): State<AppState>,
     UserToken(user): UserToken,
-    Path(market_id): Path<String>,
+    ApiPath(market_id): ApiPath<String>,
     headers: HeaderMap,
     body: HashedJson<SellBody>,
 ) -> Result<Response> {
@@ -154,7 +154,7 @@ struct ClaimInput {
 async fn claim(
     State(app): State<AppState>,
     UserToken(user): UserToken,
-    Path(position_id): Path<String>,
+    ApiPath(position_id): ApiPath<String>,
     headers: HeaderMap,
     body: HashedJson<ClaimInput>,
 ) -> Result<Response> {
@@ -356,7 +356,7 @@ struct ResolveInput {
 async fn resolve(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,
-    Path(market_id): Path<String>,
+    ApiPath(market_id): ApiPath<String>,
     headers: HeaderMap,
     body: HashedJson<ResolveInput>,
 ) -> Result<Response> {
@@ -400,7 +400,7 @@ struct CancelInput {
 async fn cancel(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,
-    Path(market_id): Path<String>,
+    ApiPath(market_id): ApiPath<String>,
     headers: HeaderMap,
     body: HashedJson<CancelInput>,
 ) -> Result<Response> {

@@ -68,3 +68,63 @@ async fn nul_characters_are_refused_everywhere_and_change_nothing() {
     let r = f.app.post("/v1/markets/%00/bet", None, json!({})).await;
     assert_problem(&r, 404, "not_found");
 }
+
+#[tokio::test]
+async fn paths_that_do_not_decode_are_404_problems() {
+    let f = Fixture::new().await;
+    for path in ["/v1/markets/%FF", "/v1/markets/a%C3%28b"] {
+        assert_problem(&f.app.get(path, None).await, 404, "not_found");
+    }
+    let r = f.app.get("/v1/providers/wallets/%FE%FF", Some(&f.provider.key)).await;
+    assert_problem(&r, 404, "not_found");
+}
+
+/// Sends `head` and the first half of `body`, waits, sends the rest and then a second
+/// request on the same connection; returns every status line the server wrote back.
+async fn statuses_on_one_connection(base: &str, head: &str, body: &[u8]) -> Vec<String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let address = base.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    let half = body.len() / 2;
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(&body[..half]).await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // A server that already answered and closed makes these writes or the reads below fail.
+    let _ = stream.write_all(&body[half..]).await;
+    let _ = stream.write_all(b"GET /healthz HTTP/1.1\r\nHost: hanson\r\n\r\n").await;
+    let mut received = Vec::new();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+    let mut buf = [0u8; 4096];
+    loop {
+        let text = String::from_utf8_lossy(&received).to_string();
+        if text.matches("HTTP/1.1 ").count() >= 2 {
+            break;
+        }
+        match tokio::time::timeout_at(deadline, stream.read(&mut buf)).await {
+            Ok(Ok(n)) if n > 0 => received.extend_from_slice(&buf[..n]),
+            _ => break,
+        }
+    }
+    let text = String::from_utf8_lossy(&received).to_string();
+    // A body need not end with a newline: status lines are found anywhere in the stream.
+    text.match_indices("HTTP/1.1 ").map(|(i, _)| text[i + 9..i + 12].to_string()).collect()
+}
+
+#[tokio::test]
+async fn early_rejections_keep_the_connection_alive() {
+    let f = Fixture::new().await;
+    let body = format!("{{\"session_id\":\"s\",\"outcome_id\":\"o\",\"amount\":\"1\",\"pad\":\"{}\"}}", "x".repeat(30_000));
+    let market = uuid();
+    // 401: no credentials.
+    let head = format!(
+        "POST /v1/markets/{market}/bet HTTP/1.1\r\nHost: hanson\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    assert_eq!(statuses_on_one_connection(&f.app.base, &head, body.as_bytes()).await, ["401", "200"]);
+    // 415: not JSON.
+    let head = format!(
+        "POST /v1/markets/search HTTP/1.1\r\nHost: hanson\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    assert_eq!(statuses_on_one_connection(&f.app.base, &head, body.as_bytes()).await, ["415", "200"]);
+}
