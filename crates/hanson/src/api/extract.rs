@@ -91,7 +91,7 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
     if !errors.is_empty() {
         return Err(Error::Validation(errors));
     }
-    serde_path_to_error::deserialize(value).map_err(|e| {
+    serde_path_to_error::deserialize(super::strict::Strict(&value)).map_err(|e| {
         let field = e.path().to_string();
         let message = e.inner().to_string();
         let field = if field == "." { missing_field(&message).unwrap_or("body").to_string() } else { field };

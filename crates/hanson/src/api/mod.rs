@@ -12,6 +12,7 @@ pub mod public;
 pub mod ratelimit;
 pub mod rendered;
 pub mod state;
+pub mod strict;
 pub mod trading;
 pub mod views;
 

@@ -128,3 +128,28 @@ async fn early_rejections_keep_the_connection_alive() {
     );
     assert_eq!(statuses_on_one_connection(&f.app.base, &head, body.as_bytes()).await, ["415", "200"]);
 }
+
+#[tokio::test]
+async fn arrays_are_refused_where_objects_belong() {
+    let f = Fixture::new().await;
+    for (body, field) in [
+        (json!({ "pagination": [1, 2] }), "pagination"),
+        (json!({ "sort": ["question", "asc"] }), "sort"),
+        (json!({ "filters": ["sports"] }), "filters"),
+    ] {
+        let r = f.app.post("/v1/markets/search", None, body).await;
+        assert_problem(&r, 422, "validation_failed");
+        assert_field_error(&r, field);
+    }
+    let treasury_before = f.treasury_balance().await;
+    let mut market = f.market_body(2);
+    market["outcomes"] = json!([["Yes", "", {}, 0], ["No", "", {}, 1]]);
+    let r = f.create_market(market).await;
+    assert_problem(&r, 422, "validation_failed");
+    assert_field_error(&r, "outcomes[0]");
+    assert_eq!(f.treasury_balance().await, treasury_before, "no market was created");
+    // Objects still read as before, numbers exactly.
+    let r = f.app.post("/v1/markets/search", None, json!({ "pagination": { "page": 1, "per_page": 5 }, "sort": { "field": "question", "direction": "asc" } })).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.body["pagination"]["per_page"], 5);
+}
