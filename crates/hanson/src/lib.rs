@@ -7,5 +7,6 @@ pub mod cli;
 pub mod domain;
 pub mod error;
 pub mod events;
+pub mod metrics;
 pub mod server;
 pub mod store;

@@ -126,3 +126,16 @@ pub async fn read_body_first(request: Request, next: Next) -> Response {
         Err(e) => Error::MalformedJson(format!("the request body could not be read: {e}")).into_response(),
     }
 }
+
+/// Counts each response by route pattern, method and status, and times it.
+pub async fn observe(request: Request, next: Next) -> Response {
+    let started = std::time::Instant::now();
+    let route = request.extensions().get::<MatchedPath>().map_or("unmatched", MatchedPath::as_str).to_string();
+    let method = request.method().as_str().to_string();
+    let response = next.run(request).await;
+    let metrics = crate::metrics::metrics();
+    let status = response.status().as_u16().to_string();
+    metrics.requests.get_or_create(&[("route", route.clone()), ("method", method.clone()), ("status", status)]).inc();
+    metrics.request_seconds.get_or_create(&[("route", route), ("method", method)]).observe(started.elapsed().as_secs_f64());
+    response
+}

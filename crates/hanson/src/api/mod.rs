@@ -41,6 +41,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(healthz))
         .routes(routes!(readyz))
         .routes(routes!(openapi_document))
+        .routes(routes!(metrics))
         .routes(routes!(openapi::viewer))
 }
 
@@ -50,6 +51,7 @@ pub fn router(state: AppState) -> Router {
         .fallback(|| async { Error::NoRoute })
         .method_not_allowed_fallback(|| async { Error::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(from_fn(middleware::observe))
         .layer(from_fn_with_state(state.clone(), middleware::rate_limit))
         .layer(from_fn(middleware::read_body_first))
         .layer(
@@ -68,6 +70,13 @@ pub fn router(state: AppState) -> Router {
 #[utoipa::path(get, path = "/healthz", tag = "Operations", responses((status = 200, body = Health)))]
 async fn healthz() -> Json<Health> {
     Json(Health { status: "ok" })
+}
+
+/// Operational metrics in the Prometheus text format.
+#[utoipa::path(get, path = "/metrics", tag = "Operations", responses((status = 200, description = "Prometheus text exposition", content_type = "text/plain", body = String)))]
+async fn metrics() -> Response {
+    let body = crate::metrics::metrics().render();
+    ([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], body).into_response()
 }
 
 /// The database is reachable.

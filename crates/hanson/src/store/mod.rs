@@ -144,6 +144,11 @@ impl Store {
         };
         let (value, events) = write.instrument(operation_span::<F>("write")).await?;
         // The commit is durable here: the backends answer only after it is.
+        for event in &events {
+            if let Event::TradeCreated(trade) = event {
+                crate::metrics::metrics().trades.get_or_create(&[("kind", trade.transaction_type.as_str().to_string())]).inc();
+            }
+        }
         if !events.is_empty() {
             self.publisher.publish(events);
         }

@@ -109,14 +109,38 @@ fn is_unavailable(code: &SqlState) -> bool {
         || *code == SqlState::TOO_MANY_CONNECTIONS
 }
 
-/// Races another transaction can make us lose; running the op again resolves them.
-fn is_retryable(code: Option<&SqlState>) -> bool {
-    matches!(
-        code,
-        Some(c) if *c == SqlState::T_R_SERIALIZATION_FAILURE
-            || *c == SqlState::T_R_DEADLOCK_DETECTED
-            || *c == SqlState::UNIQUE_VIOLATION
-    )
+/// Races another transaction can make us lose, by name; running the op again resolves them.
+fn retry_cause(code: Option<&SqlState>) -> Option<&'static str> {
+    match code {
+        Some(c) if *c == SqlState::T_R_SERIALIZATION_FAILURE => Some("serialization"),
+        Some(c) if *c == SqlState::T_R_DEADLOCK_DETECTED => Some("deadlock"),
+        Some(c) if *c == SqlState::UNIQUE_VIOLATION => Some("unique"),
+        _ => None,
+    }
+}
+
+/// Counts a transaction on a pooled connection for `/metrics` while it runs.
+struct InUse;
+
+impl InUse {
+    fn start() -> InUse {
+        crate::metrics::metrics().pool_in_use.inc();
+        InUse
+    }
+}
+
+impl Drop for InUse {
+    fn drop(&mut self) {
+        crate::metrics::metrics().pool_in_use.dec();
+    }
+}
+
+/// A pool permit, the wait for it recorded.
+async fn permit(pool: &Pool) -> Result<tokio::sync::OwnedSemaphorePermit> {
+    let waiting = std::time::Instant::now();
+    let permit = pool.permits.clone().acquire_owned().await.map_err(Error::internal)?;
+    crate::metrics::metrics().pool_wait_seconds.observe(waiting.elapsed().as_secs_f64());
+    Ok(permit)
 }
 
 fn describe_target(config: &Config) -> String {
@@ -168,15 +192,18 @@ impl PostgresBackend {
         F: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
     {
         let pool = self.pool.clone();
-        let permit = pool.permits.clone().acquire_owned().await.map_err(Error::internal)?;
+        let permit = permit(&pool).await?;
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
+            let _in_use = InUse::start();
             let mut attempt = 1;
             loop {
                 let (result, retry) = pool.transaction(BEGIN_WRITE, op.clone());
                 match result {
-                    Err(e) if retry && attempt < WRITE_ATTEMPTS => {
-                        tracing::debug!(attempt, error = %e, "retrying a write that lost a race");
+                    Err(e) if retry.is_some() && attempt < WRITE_ATTEMPTS => {
+                        let cause = retry.unwrap_or_default();
+                        crate::metrics::metrics().write_retries.get_or_create(&[("cause", cause.to_string())]).inc();
+                        tracing::debug!(attempt, cause, error = %e, "retrying a write that lost a race");
                         backoff(attempt);
                         attempt += 1;
                     }
@@ -195,9 +222,10 @@ impl PostgresBackend {
         F: FnOnce(&mut dyn Conn) -> Result<T> + Send + 'static,
     {
         let pool = self.pool.clone();
-        let permit = pool.permits.clone().acquire_owned().await.map_err(Error::internal)?;
+        let permit = permit(&pool).await?;
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
+            let _in_use = InUse::start();
             pool.transaction(BEGIN_READ, op).0
         })
         .await
@@ -259,27 +287,30 @@ impl Pool {
         }
     }
 
-    /// Runs `op` between `begin` and COMMIT (ROLLBACK on any error). Returns the result and
-    /// whether the failure was a lost race worth running the op again for.
-    fn transaction<T>(&self, begin: &str, op: impl FnOnce(&mut dyn Conn) -> Result<T>) -> (Result<T>, bool) {
+    /// Runs `op` between `begin` and COMMIT (ROLLBACK on any error). Returns the result and,
+    /// when the failure was a lost race worth running the op again for, which race.
+    fn transaction<T>(&self, begin: &str, op: impl FnOnce(&mut dyn Conn) -> Result<T>) -> (Result<T>, Option<&'static str>) {
         let mut pc = match self.begin(begin) {
             Ok(pc) => pc,
-            Err(e) => return (Err(e), false),
+            Err(e) => return (Err(e), None),
         };
         let mut conn = PgConn { pc: &mut pc, failure: None };
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| op(&mut conn)))
             .unwrap_or_else(|_| Err(Error::internal("store operation panicked")));
         let failure = conn.failure.take();
         // A connection lost before COMMIT was sent committed nothing: safe to run again.
-        let retry = failure.as_ref().is_some_and(|f| is_retryable(f.code.as_ref())) || pc.client.is_closed();
+        let retry = failure
+            .as_ref()
+            .and_then(|f| retry_cause(f.code.as_ref()))
+            .or_else(|| pc.client.is_closed().then_some("connection"));
         let outcome = match (result, failure) {
             (Ok(value), None) => match pc.client.batch_execute("COMMIT") {
                 Ok(()) => {
                     self.give_back(pc, true);
-                    return (Ok(value), false);
+                    return (Ok(value), None);
                 }
                 Err(e) => {
-                    let retry = is_retryable(e.code());
+                    let retry = retry_cause(e.code());
                     let healthy = pc.client.batch_execute("ROLLBACK").is_ok();
                     self.give_back(pc, healthy);
                     return (Err(pg_error(&e)), retry);

@@ -302,7 +302,10 @@ fn run_cached(conn: &Connection, sql: &str) -> Result<()> {
 
 fn run_writer(conn: Connection, queue: mpsc::Receiver<Job>, flusher: Flusher) {
     let mut checkpoints = WalCheckpoints::default();
+    let metrics = crate::metrics::metrics();
+    let page_size: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap_or(4096);
     while let Ok(first) = queue.recv() {
+        let started = std::time::Instant::now();
         let mut sql_conn = SqliteConn { conn: &conn, hot: Some(HotRows::default()) };
         // After a failed flush nothing more is written: the disk may have dropped data that
         // SQLite believes is on it.
@@ -339,8 +342,13 @@ fn run_writer(conn: Connection, queue: mpsc::Receiver<Job>, flusher: Flusher) {
         };
         match committed {
             Ok(()) => {
+                metrics.commit_batch_size.observe(finishers.len() as f64);
+                metrics.commit_seconds.observe(started.elapsed().as_secs_f64());
                 flusher.submit(finishers);
                 checkpoints.after_commit(&conn);
+                // Each WAL frame is a page and a 24-byte header, after the 32-byte file header.
+                let frames = WAL_FRAMES.with(std::cell::Cell::get);
+                metrics.wal_bytes.set(if frames == 0 { 0 } else { 32 + frames * (page_size + 24) });
             }
             Err(cause) => {
                 let _ = run_cached(&conn, "ROLLBACK");

@@ -375,6 +375,18 @@ fn ensure_settleable(m: &Market) -> Result<()> {
     Ok(())
 }
 
+/// Who settles a market is the provider's to name: one of its own wallets, or a label of its
+/// own (an operator, a system). A wallet id of another tenant is refused: it would put that
+/// tenant's wallet on this provider's record.
+fn ensure_own_wallet_or_label(c: &mut dyn Conn, provider_id: &str, id: &str, field: &str) -> Result<()> {
+    match c.query_opt("SELECT provider_id FROM wallets WHERE id = $1", &[Param::Text(id)])? {
+        Some(row) if row.text(0)? != provider_id => {
+            Err(Error::invalid(field, "must be one of your wallets or a label of your own"))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Returns what is left in the pool beyond `keep` to the provider's treasury.
 fn return_surplus(c: &mut dyn Conn, m: &Market, keep: u128, at: Micros) -> Result<()> {
     let pool = ledger::pool_account(&m.id);
@@ -436,6 +448,7 @@ fn settlement_body<T: serde::Serialize>(body: &T) -> Result<String> {
 pub fn resolve(c: &mut dyn Conn, provider_id: &str, req: &ResolveRequest, now: Micros) -> Result<Resolution> {
     let m = markets::provider_market(c, provider_id, &req.market_id)?;
     ensure_settleable(&m)?;
+    ensure_own_wallet_or_label(c, provider_id, &req.resolver_wallet_id, "resolver_wallet_id")?;
     let winner = m
         .outcomes
         .iter()
@@ -492,6 +505,7 @@ pub fn resolve(c: &mut dyn Conn, provider_id: &str, req: &ResolveRequest, now: M
 pub fn cancel(c: &mut dyn Conn, provider_id: &str, req: &CancelRequest, now: Micros) -> Result<Cancellation> {
     let m = markets::provider_market(c, provider_id, &req.market_id)?;
     ensure_settleable(&m)?;
+    ensure_own_wallet_or_label(c, provider_id, &req.canceller_wallet_id, "canceller_wallet_id")?;
     let positions = active_positions(c, &m.id)?;
     let owed: u128 = positions.iter().try_fold(0u128, |acc, p| checked_add(acc, p.total_invested))?;
     let (num, den) = if m.pool >= owed { (1, 1) } else { (m.pool, owed) };

@@ -153,3 +153,24 @@ async fn arrays_are_refused_where_objects_belong() {
     assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     assert_eq!(r.body["pagination"]["per_page"], 5);
 }
+
+#[tokio::test]
+async fn settlement_may_not_name_another_providers_wallet() {
+    let f = Fixture::new().await;
+    let other = f.app.create_provider("Other Games");
+    let other_wallet = f.app.fund_wallet(&other, &f.token_id, "0x00000000000000000000000000000000000000d2", 1).await;
+    let market = f.market(2).await;
+    let (id, winner) = (market["id"].as_str().unwrap(), market["outcomes"][0]["id"].as_str().unwrap());
+    let resolve = |resolver: &str| json!({ "winning_outcome_id": winner, "resolver_wallet_id": resolver });
+    let r = f.app.post(&format!("/v1/providers/markets/{id}/resolve"), Some(&f.provider.key), resolve(&other_wallet)).await;
+    assert_problem(&r, 422, "validation_failed");
+    assert_field_error(&r, "resolver_wallet_id");
+    let cancel = json!({ "canceller_wallet_id": other_wallet, "reason": "test" });
+    let r = f.app.post(&format!("/v1/providers/markets/{id}/cancel"), Some(&f.provider.key), cancel).await;
+    assert_field_error(&r, "canceller_wallet_id");
+    assert_eq!(f.app.get(&format!("/v1/markets/{id}"), None).await.body["status"], "active", "nothing was settled");
+    // Its own wallet, or a label, is fine.
+    let r = f.app.post(&format!("/v1/providers/markets/{id}/resolve"), Some(&f.provider.key), resolve(&f.creator_wallet_id)).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.body["resolver_wallet_id"], f.creator_wallet_id.as_str());
+}

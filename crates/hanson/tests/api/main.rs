@@ -14,6 +14,7 @@ mod errors;
 mod history;
 mod hostile;
 mod markets;
+mod metrics;
 mod money;
 mod openapi;
 mod previews;

@@ -38,6 +38,7 @@ const ROUTES: &[(&str, &str)] = &[
     ("get", "/healthz"),
     ("get", "/readyz"),
     ("get", "/v1/openapi.json"),
+    ("get", "/metrics"),
     ("get", "/docs"),
 ];
 

@@ -24,6 +24,8 @@ mod history;
 mod hostile;
 #[path = "../api/markets.rs"]
 mod markets;
+#[path = "../api/metrics.rs"]
+mod metrics;
 #[path = "../api/money.rs"]
 mod money;
 #[path = "../api/openapi.rs"]

@@ -1,0 +1,82 @@
+//! Operational metrics in the Prometheus text format, at `GET /metrics`: requests by route
+//! and status with latency, trades, the SQLite group commit (batch sizes, commit latency,
+//! WAL size), the PostgreSQL pool (connections in use, waits) and write retries. Labels are
+//! of low cardinality: route patterns, methods, statuses and trade kinds only.
+
+use std::sync::OnceLock;
+
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+
+type Labels<const N: usize> = [(&'static str, String); N];
+
+pub struct Metrics {
+    registry: Registry,
+    /// Responses by route pattern, method and status.
+    pub requests: Family<Labels<3>, Counter>,
+    /// Request latency by route pattern and method, seconds.
+    pub request_seconds: Family<Labels<2>, Histogram>,
+    /// Committed trades by kind (buy, sell).
+    pub trades: Family<Labels<1>, Counter>,
+    /// Operations per SQLite group commit.
+    pub commit_batch_size: Histogram,
+    /// SQLite group commit, from BEGIN to the WAL flushed, seconds.
+    pub commit_seconds: Histogram,
+    /// Bytes in the SQLite WAL after the last commit.
+    pub wal_bytes: Gauge,
+    /// PostgreSQL connections running a transaction now.
+    pub pool_in_use: Gauge,
+    /// Transactions that waited for a free PostgreSQL connection, and how long.
+    pub pool_wait_seconds: Histogram,
+    /// PostgreSQL writes run again after losing a race, by cause (serialization, deadlock,
+    /// unique, connection).
+    pub write_retries: Family<Labels<1>, Counter>,
+}
+
+fn latency_buckets() -> impl Iterator<Item = f64> {
+    // 100 µs to about 6.5 s.
+    exponential_buckets(0.0001, 2.0, 17)
+}
+
+impl Metrics {
+    fn new() -> Metrics {
+        let mut registry = Registry::with_prefix("hanson");
+        let requests = Family::<Labels<3>, Counter>::default();
+        registry.register("http_requests", "HTTP responses by route, method and status", requests.clone());
+        let request_seconds = Family::<Labels<2>, Histogram>::new_with_constructor(|| Histogram::new(latency_buckets()));
+        registry.register("http_request_duration_seconds", "HTTP request latency by route and method", request_seconds.clone());
+        let trades = Family::<Labels<1>, Counter>::default();
+        registry.register("trades", "Committed trades by kind", trades.clone());
+        let commit_batch_size = Histogram::new(exponential_buckets(1.0, 2.0, 7));
+        registry.register("sqlite_commit_batch_size", "Operations per SQLite group commit", commit_batch_size.clone());
+        let commit_seconds = Histogram::new(latency_buckets());
+        registry.register("sqlite_commit_duration_seconds", "SQLite group commit from BEGIN to the WAL flushed", commit_seconds.clone());
+        let wal_bytes = Gauge::default();
+        registry.register("sqlite_wal_bytes", "Bytes in the SQLite WAL after the last commit", wal_bytes.clone());
+        let pool_in_use = Gauge::default();
+        registry.register("postgres_connections_in_use", "PostgreSQL connections running a transaction", pool_in_use.clone());
+        let pool_wait_seconds = Histogram::new(latency_buckets());
+        registry.register("postgres_pool_wait_seconds", "Waits for a free PostgreSQL connection", pool_wait_seconds.clone());
+        let write_retries = Family::<Labels<1>, Counter>::default();
+        registry.register("postgres_write_retries", "PostgreSQL writes run again after losing a race, by cause", write_retries.clone());
+        Metrics { registry, requests, request_seconds, trades, commit_batch_size, commit_seconds, wal_bytes, pool_in_use, pool_wait_seconds, write_retries }
+    }
+
+    /// The exposition text.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        // Writing into a String cannot fail.
+        let _ = encode(&mut out, &self.registry);
+        out
+    }
+}
+
+/// The process's metrics.
+pub fn metrics() -> &'static Metrics {
+    static METRICS: OnceLock<Metrics> = OnceLock::new();
+    METRICS.get_or_init(Metrics::new)
+}

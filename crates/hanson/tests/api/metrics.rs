@@ -1,0 +1,139 @@
+//! `GET /metrics` on a `hanson serve` process of its own (the counters are per process, so
+//! the numbers here are exact): requests by route and status, latency, trades, and the
+//! backend's commit or pool figures.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+use crate::helpers::*;
+use crate::users::{login_message, TestWallet};
+
+/// The server process, killed when dropped.
+struct Serve(Child);
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn serve(database_url: &str) -> (Serve, String) {
+    let mut child = Command::new(BIN)
+        .args(["serve", "--listen", "127.0.0.1:0", "--database-url", database_url])
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start hanson serve");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).expect("read the listening line");
+    let base = line.trim().strip_prefix("listening on ").expect("listening line").to_string();
+    (Serve(child), base)
+}
+
+fn cli(database_url: &str, args: &[&str]) -> Value {
+    let output = Command::new(BIN).args(args).args(["--database-url", database_url]).output().expect("run hanson");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).expect("JSON")
+}
+
+async fn send(client: &reqwest::Client, method: reqwest::Method, url: String, bearer: Option<&str>, body: Option<Value>) -> (StatusCode, Value) {
+    let mut request = client.request(method, url);
+    if let Some(token) = bearer {
+        request = request.bearer_auth(token);
+    }
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let response = request.send().await.expect("request");
+    let status = response.status();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+/// The value of the sample `name{labels}` in an exposition, if present.
+fn sample(text: &str, name: &str, labels: &str) -> Option<f64> {
+    let prefix = if labels.is_empty() { format!("{name} ") } else { format!("{name}{{{labels}}} ") };
+    text.lines().find_map(|line| line.strip_prefix(&prefix)).map(|v| v.trim().parse().expect("a number"))
+}
+
+#[tokio::test]
+async fn metrics_count_requests_trades_and_commits() {
+    let db = TestDatabase::create();
+    let (_server, base) = serve(&db.url);
+    let client = reqwest::Client::new();
+    let get = reqwest::Method::GET;
+    let post = reqwest::Method::POST;
+    for _ in 0..2 {
+        assert_eq!(send(&client, get.clone(), format!("{base}/healthz"), None, None).await.0, StatusCode::OK);
+    }
+    for _ in 0..3 {
+        assert_eq!(send(&client, post.clone(), format!("{base}/v1/markets/search"), None, Some(json!({}))).await.0, StatusCode::OK);
+    }
+    let bad = send(&client, post.clone(), format!("{base}/v1/markets/search"), None, Some(json!({ "pagination": { "page": 0 } }))).await;
+    assert_eq!(bad.0, StatusCode::UNPROCESSABLE_ENTITY);
+
+    // Two bets by one wallet.
+    let provider = cli(&db.url, &["provider", "create", "--name", "Metrics"]);
+    let (provider_id, key) = (provider["provider_id"].as_str().unwrap(), provider["api_key"].as_str().unwrap());
+    let token = cli(&db.url, &["token", "create", "--symbol", "USDC", "--name", "USD Coin", "--decimals", "18"]);
+    let token_id = token["token_id"].as_str().unwrap();
+    let deposit = json!({ "token_id": token_id, "amount": (10_000 * ONE_TOKEN).to_string(), "reference": "t-1" });
+    assert_eq!(send(&client, post.clone(), format!("{base}/v1/providers/treasury/deposits"), Some(key), Some(deposit)).await.0, StatusCode::CREATED);
+    let creator = json!({ "wallet_address": CREATOR_ADDRESS, "token_id": token_id, "amount": "1", "reference": "c-1" });
+    let (_, creator) = send(&client, post.clone(), format!("{base}/v1/providers/wallets/deposits"), Some(key), Some(creator)).await;
+    let wallet = TestWallet::random();
+    let funds = json!({ "wallet_address": wallet.address, "token_id": token_id, "amount": (100 * ONE_TOKEN).to_string(), "reference": "w-1" });
+    assert_eq!(send(&client, post.clone(), format!("{base}/v1/providers/wallets/deposits"), Some(key), Some(funds)).await.0, StatusCode::CREATED);
+    let market = json!({
+        "question": "Metrics?", "pricing_method": "lmsr", "token_id": token_id, "liquidity": (1000 * ONE_TOKEN).to_string(),
+        "starts_at": iso(-60), "ends_at": iso(3600), "creator_wallet_id": creator["wallet_id"],
+        "outcomes": [{ "title": "Yes", "outcome_index": 0 }, { "title": "No", "outcome_index": 1 }],
+    });
+    let (status, market) = send(&client, post.clone(), format!("{base}/v1/providers/markets"), Some(key), Some(market)).await;
+    assert_eq!(status, StatusCode::CREATED, "{market}");
+    let (market_id, outcome_id) = (market["market"]["id"].as_str().unwrap(), market["outcomes"][0]["id"].as_str().unwrap());
+    let (_, nonce) = send(&client, post.clone(), format!("{base}/v1/auth/nonce"), None, Some(json!({ "wallet_address": wallet.address, "provider_id": provider_id }))).await;
+    let nonce = nonce["nonce"].as_str().unwrap();
+    let login = json!({ "provider_id": provider_id, "wallet_address": wallet.address, "signature": wallet.sign(&login_message(nonce)), "nonce": nonce });
+    let (_, session) = send(&client, post.clone(), format!("{base}/v1/auth/login"), None, Some(login)).await;
+    let (token, session_id) = (session["access_token"].as_str().unwrap(), session["session_id"].as_str().unwrap());
+    for _ in 0..2 {
+        let bet = json!({ "session_id": session_id, "outcome_id": outcome_id, "amount": ONE_TOKEN.to_string() });
+        let (status, body) = send(&client, post.clone(), format!("{base}/v1/markets/{market_id}/bet"), Some(token), Some(bet)).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+
+    let response = client.get(format!("{base}/metrics")).send().await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(response.headers()["content-type"].to_str().unwrap().starts_with("text/plain"));
+    let text = response.text().await.unwrap();
+    let requests = "hanson_http_requests_total";
+    assert_eq!(sample(&text, requests, r#"route="/healthz",method="GET",status="200""#), Some(2.0), "{text}");
+    assert_eq!(sample(&text, requests, r#"route="/v1/markets/search",method="POST",status="200""#), Some(3.0));
+    assert_eq!(sample(&text, requests, r#"route="/v1/markets/search",method="POST",status="422""#), Some(1.0));
+    assert_eq!(sample(&text, requests, r#"route="/v1/markets/{market_id}/bet",method="POST",status="200""#), Some(2.0));
+    let latency = "hanson_http_request_duration_seconds_count";
+    assert_eq!(sample(&text, latency, r#"route="/v1/markets/search",method="POST""#), Some(4.0));
+    assert_eq!(sample(&text, "hanson_trades_total", r#"kind="buy""#), Some(2.0));
+    assert_eq!(sample(&text, "hanson_trades_total", r#"kind="sell""#), None, "no sale happened");
+    match BACKEND_KIND {
+        Backend::Sqlite => {
+            let commits = sample(&text, "hanson_sqlite_commit_batch_size_count", "").expect("commits counted");
+            // At least every write above (deposits, market, nonce, login, bets) was committed.
+            assert!(commits >= 7.0, "{commits}");
+            assert!(sample(&text, "hanson_sqlite_wal_bytes", "").expect("WAL size") > 0.0);
+        }
+        Backend::Postgres => {
+            let transactions = sample(&text, "hanson_postgres_pool_wait_seconds_count", "").expect("pool waits");
+            assert!(transactions >= 10.0, "{transactions}");
+            assert_eq!(sample(&text, "hanson_postgres_connections_in_use", ""), Some(0.0), "none is running now");
+        }
+    }
+}
+
+const BACKEND_KIND: Backend = crate::BACKEND;
