@@ -11,7 +11,7 @@ use crate::api::{Limits, Settings};
 use crate::auth;
 use crate::domain::time::now_micros;
 use crate::error::{Error, Result};
-use crate::server::{serve, ServeConfig};
+use crate::server::{serve, ConnectionLimits, ServeConfig};
 use crate::domain::tenant::Token;
 use crate::store::tenants;
 use crate::store::{Store, StoreOptions};
@@ -100,6 +100,19 @@ struct ServeArgs {
     /// Refresh window of a session in seconds.
     #[arg(long, env = "HANSON_REFRESH_TOKEN_TTL", default_value_t = 2_592_000)]
     refresh_token_ttl: i64,
+    /// Seconds a client may take to send a request's headers (from connecting, or from the
+    /// first byte of a later request on a keep-alive connection); then the connection is closed.
+    #[arg(long, env = "HANSON_HEADER_READ_TIMEOUT_SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    header_read_timeout_secs: u64,
+    /// Seconds a client may take to send a request's body after its headers; then 408.
+    #[arg(long, env = "HANSON_BODY_READ_TIMEOUT_SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    body_read_timeout_secs: u64,
+    /// Seconds a keep-alive connection may stay open with no request in flight.
+    #[arg(long, env = "HANSON_IDLE_TIMEOUT_SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    idle_timeout_secs: u64,
+    /// Most client connections open at once; beyond it new ones wait to be accepted.
+    #[arg(long, env = "HANSON_MAX_CONNECTIONS", default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    max_connections: u32,
     /// Log lines as plain text or as one JSON object per line.
     #[arg(long, env = "HANSON_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
@@ -214,8 +227,20 @@ async fn run(command: Command) -> Result<()> {
                 max_connections: args.db_max_connections as usize,
                 statement_timeout_ms: args.db_statement_timeout_ms,
             };
-            serve(ServeConfig { listen: args.listen, database_url: args.database.database_url, store_options, settings })
-                .await
+            let connections = ConnectionLimits {
+                header_read_timeout: std::time::Duration::from_secs(args.header_read_timeout_secs),
+                body_read_timeout: std::time::Duration::from_secs(args.body_read_timeout_secs),
+                idle_timeout: std::time::Duration::from_secs(args.idle_timeout_secs),
+                max_connections: args.max_connections as usize,
+            };
+            serve(ServeConfig {
+                listen: args.listen,
+                database_url: args.database.database_url,
+                store_options,
+                settings,
+                connections,
+            })
+            .await
         }
         Command::Sign { private_key, nonce } => {
             let bytes = wallet_auth::parse_hex(&private_key, true)
