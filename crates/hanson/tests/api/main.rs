@@ -10,6 +10,7 @@ const BACKEND: helpers::Backend = helpers::Backend::Sqlite;
 mod auth;
 mod cli;
 mod concurrency;
+mod connections;
 mod crash;
 mod errors;
 mod history;

@@ -16,6 +16,8 @@ mod auth;
 mod cli;
 #[path = "../api/concurrency.rs"]
 mod concurrency;
+#[path = "../api/crash.rs"]
+mod crash;
 #[path = "../api/errors.rs"]
 mod errors;
 #[path = "../api/history.rs"]
