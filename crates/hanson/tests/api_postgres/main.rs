@@ -16,6 +16,8 @@ mod auth;
 mod cli;
 #[path = "../api/concurrency.rs"]
 mod concurrency;
+#[path = "../api/connections.rs"]
+mod connections;
 #[path = "../api/crash.rs"]
 mod crash;
 #[path = "../api/errors.rs"]
