@@ -51,6 +51,15 @@ enum Command {
         #[command(flatten)]
         database: Database,
     },
+    /// Write a consistent copy of a SQLite database, online, while `serve` runs on it
+    /// (PostgreSQL: use pg_dump).
+    Backup {
+        /// The file to write; it must not exist yet.
+        #[arg(long)]
+        to: std::path::PathBuf,
+        #[command(flatten)]
+        database: Database,
+    },
     /// Sign a login nonce with an EVM private key (for demos and scripts; never send real keys around).
     Sign {
         /// 0x + 64 hex digits.
@@ -275,6 +284,11 @@ async fn run(command: Command) -> Result<()> {
                 }
                 AUDIT_FAILED.store(true, std::sync::atomic::Ordering::SeqCst);
             }
+            Ok(())
+        }
+        Command::Backup { to, database } => {
+            let bytes = crate::store::sqlite::backup(&database.database_url, &to)?;
+            print_json(json!({ "backup": to.display().to_string(), "bytes": bytes }));
             Ok(())
         }
         Command::Openapi => {

@@ -360,6 +360,26 @@ fn run_writer(conn: Connection, queue: mpsc::Receiver<Job>, flusher: Flusher) {
     }
 }
 
+/// Writes a consistent copy of the database at `url` to `target` (which must not exist) with
+/// `VACUUM INTO`, from a read transaction of its own: it runs beside a serving writer and
+/// copies the last commit before it began. Returns the copy's size in bytes.
+pub fn backup(url: &str, target: &Path) -> Result<u64> {
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        return Err(Error::invalid("database_url", "backup copies SQLite databases; for PostgreSQL use pg_dump (see the README)"));
+    }
+    let path = path_from_url(url).ok_or_else(|| Error::invalid("database_url", "expected sqlite://PATH"))?;
+    if !path.exists() {
+        return Err(Error::invalid("database_url", format!("no database at {}", path.display())));
+    }
+    if target.exists() {
+        return Err(Error::invalid("to", format!("{} already exists", target.display())));
+    }
+    let conn = open(&path, true)?;
+    let target_text = target.to_str().ok_or_else(|| Error::invalid("to", "must be a UTF-8 path"))?;
+    conn.execute("VACUUM INTO ?1", [target_text])?;
+    Ok(std::fs::metadata(target).map_err(Error::internal)?.len())
+}
+
 /// Hands committed batches to the flusher thread, which syncs the WAL and then replies.
 struct Flusher {
     batches: mpsc::Sender<Vec<Finish>>,

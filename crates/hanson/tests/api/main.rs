@@ -8,6 +8,7 @@ mod helpers;
 const BACKEND: helpers::Backend = helpers::Backend::Sqlite;
 
 mod auth;
+mod backup;
 mod cli;
 mod concurrency;
 mod connections;

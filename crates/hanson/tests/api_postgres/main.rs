@@ -12,6 +12,8 @@ const BACKEND: helpers::Backend = helpers::Backend::Postgres;
 
 #[path = "../api/auth.rs"]
 mod auth;
+#[path = "../api/backup.rs"]
+mod backup;
 #[path = "../api/cli.rs"]
 mod cli;
 #[path = "../api/concurrency.rs"]
