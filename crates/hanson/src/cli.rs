@@ -84,6 +84,10 @@ struct ServeArgs {
     /// PostgreSQL statement timeout in milliseconds, 0 = none (SQLite ignores it).
     #[arg(long, env = "HANSON_DB_STATEMENT_TIMEOUT_MS", default_value_t = 5_000)]
     db_statement_timeout_ms: u64,
+    /// Proxies (IP addresses or CIDR ranges, comma-separated) whose Forwarded or
+    /// X-Forwarded-For headers name the client for rate limits; empty: trust none.
+    #[arg(long, env = "HANSON_TRUSTED_PROXIES", value_delimiter = ',', value_parser = parse_proxy)]
+    trusted_proxies: Vec<ipnet::IpNet>,
     /// Nonce, login and refresh requests per second per client IP (0 = unlimited).
     #[arg(long, env = "HANSON_AUTH_RATE_PER_IP", default_value_t = 5.0)]
     auth_rate_per_ip: f64,
@@ -211,6 +215,14 @@ fn rule(per_second: f64, burst: f64) -> Rule {
     Rule { per_second: per_second.max(0.0), burst: burst.max(1.0) }
 }
 
+/// An address (a single host) or a CIDR range.
+fn parse_proxy(text: &str) -> std::result::Result<ipnet::IpNet, String> {
+    let text = text.trim();
+    text.parse::<ipnet::IpNet>()
+        .or_else(|_| text.parse::<std::net::IpAddr>().map(ipnet::IpNet::from))
+        .map_err(|_| format!("{text:?} is neither an IP address nor a CIDR range"))
+}
+
 fn print_json(value: serde_json::Value) {
     println!("{value}");
 }
@@ -231,6 +243,7 @@ async fn run(command: Command) -> Result<()> {
                 jwt_secret: args.jwt_secret.filter(|s| !s.is_empty()),
                 access_token_ttl_secs: args.access_token_ttl,
                 refresh_token_ttl_secs: args.refresh_token_ttl,
+                trusted_proxies: args.trusted_proxies,
             };
             let store_options = StoreOptions {
                 max_connections: args.db_max_connections as usize,

@@ -76,10 +76,11 @@ fn is_auth_route(path: &str) -> bool {
 
 pub async fn rate_limit(State(app): State<AppState>, request: Request, next: Next) -> Response {
     // Without a peer address (never in `serve`) every request shares one bucket.
-    let ip = request
+    let peer = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |ConnectInfo(addr)| addr.ip());
+    let ip = client_ip(peer, request.headers(), &app.trusted_proxies);
     let limiters = &app.limiters;
     let mut verdict = limiters.general_per_ip.check(ip);
     if verdict.is_ok() && is_auth_route(request.uri().path()) {
@@ -94,6 +95,53 @@ pub async fn rate_limit(State(app): State<AppState>, request: Request, next: Nex
         Ok(()) => next.run(request).await,
         Err(retry_after_secs) => Error::RateLimited { retry_after_secs }.into_response(),
     }
+}
+
+/// The client a request comes from: the peer, unless the peer is a trusted proxy; then the
+/// nearest address its forwarding headers name that is not itself a trusted proxy (walking
+/// from the last hop back, so a client cannot choose its own address by sending the header).
+pub fn client_ip(peer: IpAddr, headers: &axum::http::HeaderMap, trusted: &[ipnet::IpNet]) -> IpAddr {
+    let is_trusted = |ip: &IpAddr| trusted.iter().any(|net| net.contains(ip));
+    if !is_trusted(&peer) {
+        return peer;
+    }
+    let hops = forwarded_for(headers);
+    hops.iter().rev().find(|ip| !is_trusted(ip)).or(hops.first()).copied().unwrap_or(peer)
+}
+
+/// The addresses of `Forwarded: for=...` (RFC 7239), else of `X-Forwarded-For`, in order,
+/// across every instance of the header; entries that are not addresses are skipped.
+fn forwarded_for(headers: &axum::http::HeaderMap) -> Vec<IpAddr> {
+    let forwarded: Vec<IpAddr> = headers
+        .get_all(axum::http::header::FORWARDED)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .flat_map(|element| element.split(';'))
+        .filter_map(|pair| pair.trim().strip_prefix("for=").or_else(|| pair.trim().strip_prefix("For=")))
+        .filter_map(|node| parse_node(node.trim_matches('"')))
+        .collect();
+    if !forwarded.is_empty() {
+        return forwarded;
+    }
+    headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .filter_map(|node| parse_node(node.trim()))
+        .collect()
+}
+
+/// `1.2.3.4`, `1.2.3.4:80`, `2001:db8::1` or `[2001:db8::1]:80`.
+fn parse_node(node: &str) -> Option<IpAddr> {
+    if let Ok(ip) = node.parse() {
+        return Some(ip);
+    }
+    if let Some(rest) = node.strip_prefix('[') {
+        return rest.split(']').next()?.parse().ok();
+    }
+    node.parse::<SocketAddr>().ok().map(|a| a.ip())
 }
 
 /// Keys buckets by a digest so credentials are not kept in memory verbatim.

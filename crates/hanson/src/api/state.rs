@@ -39,6 +39,9 @@ pub struct Settings {
     pub jwt_secret: Option<String>,
     pub access_token_ttl_secs: i64,
     pub refresh_token_ttl_secs: i64,
+    /// Peers whose `Forwarded` / `X-Forwarded-For` name the client (load balancers, reverse
+    /// proxies); from any other peer those headers are ignored.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
 }
 
 impl Default for Settings {
@@ -48,6 +51,7 @@ impl Default for Settings {
             jwt_secret: None,
             access_token_ttl_secs: 604_800,
             refresh_token_ttl_secs: 30 * 86_400,
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -77,6 +81,7 @@ pub struct AppState {
     pub store: Store,
     pub auth: Arc<AuthState>,
     pub(crate) limiters: Arc<Limiters>,
+    pub(crate) trusted_proxies: Arc<[ipnet::IpNet]>,
     pub(crate) search_cache: Arc<crate::store::markets::SearchCache>,
     pub(crate) rendered_markets: Arc<RenderedMarkets>,
 }
@@ -92,6 +97,7 @@ impl AppState {
             }
         };
         let limits = settings.limits;
+        let trusted_proxies = settings.trusted_proxies.into();
         Ok(AppState {
             store,
             search_cache: Arc::default(),
@@ -101,6 +107,7 @@ impl AppState {
                 access_token_ttl_secs: settings.access_token_ttl_secs,
                 refresh_token_ttl_secs: settings.refresh_token_ttl_secs,
             }),
+            trusted_proxies,
             limiters: Arc::new(Limiters {
                 auth_per_ip: Limiter::new(limits.auth_per_ip),
                 general_per_ip: Limiter::new(limits.general_per_ip),

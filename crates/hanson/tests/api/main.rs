@@ -21,6 +21,7 @@ mod metrics;
 mod money;
 mod openapi;
 mod previews;
+mod proxies;
 mod schema;
 mod trading;
 mod users;

@@ -38,6 +38,8 @@ mod money;
 mod openapi;
 #[path = "../api/previews.rs"]
 mod previews;
+#[path = "../api/proxies.rs"]
+mod proxies;
 #[path = "../api/schema.rs"]
 mod schema;
 #[path = "../api/trading.rs"]
