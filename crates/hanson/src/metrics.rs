@@ -12,10 +12,15 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
 
-type Labels<const N: usize> = [(&'static str, String); N];
+/// Label values are static strings: no allocation to count a request (route patterns are
+/// interned once, see [`Metrics::route`]).
+type Labels<const N: usize> = [(&'static str, &'static str); N];
 
 pub struct Metrics {
     registry: Registry,
+    /// Label values seen so far (route patterns, statuses), leaked once each: both come from
+    /// small fixed sets.
+    interned: std::sync::RwLock<std::collections::HashSet<&'static str>>,
     /// Responses by route pattern, method and status.
     pub requests: Family<Labels<3>, Counter>,
     /// Request latency by route pattern and method, seconds.
@@ -63,7 +68,24 @@ impl Metrics {
         registry.register("postgres_pool_wait_seconds", "Waits for a free PostgreSQL connection", pool_wait_seconds.clone());
         let write_retries = Family::<Labels<1>, Counter>::default();
         registry.register("postgres_write_retries", "PostgreSQL writes run again after losing a race, by cause", write_retries.clone());
-        Metrics { registry, requests, request_seconds, trades, commit_batch_size, commit_seconds, wal_bytes, pool_in_use, pool_wait_seconds, write_retries }
+        Metrics { registry, interned: Default::default(), requests, request_seconds, trades, commit_batch_size, commit_seconds, wal_bytes, pool_in_use, pool_wait_seconds, write_retries }
+    }
+
+    /// `value` as a static string, interned on first sight. Only for values from a small fixed
+    /// set (route patterns, status codes): each distinct one is kept for the process's life.
+    pub fn intern(&self, value: &str) -> &'static str {
+        if let Some(known) = self.interned.read().ok().and_then(|set| set.get(value).copied()) {
+            return known;
+        }
+        let mut set = self.interned.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match set.get(value) {
+            Some(known) => known,
+            None => {
+                let leaked: &'static str = Box::leak(value.to_string().into_boxed_str());
+                set.insert(leaked);
+                leaked
+            }
+        }
     }
 
     /// The exposition text.
@@ -72,6 +94,21 @@ impl Metrics {
         // Writing into a String cannot fail.
         let _ = encode(&mut out, &self.registry);
         out
+    }
+}
+
+/// A method as a label: the standard ones by name, anything else as `other`.
+pub fn method_label(method: &axum::http::Method) -> &'static str {
+    use axum::http::Method;
+    match *method {
+        Method::GET => "GET",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::DELETE => "DELETE",
+        Method::PATCH => "PATCH",
+        Method::HEAD => "HEAD",
+        Method::OPTIONS => "OPTIONS",
+        _ => "other",
     }
 }
 

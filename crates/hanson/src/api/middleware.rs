@@ -20,6 +20,8 @@ static REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
 struct RequestId(HeaderValue);
 
 /// Echoes a sane client request id or makes one; makes it available to error rendering.
+/// A path whose segments decode to a NUL names nothing: it is answered 404 here, before any
+/// handler (PostgreSQL refuses NUL in text, so an id holding one must never reach a query).
 // Kept rather than tower-http's request-id layers: those pass any client value through,
 // while this keeps only short printable ids and scopes the id for error rendering.
 pub async fn request_id(mut request: Request, next: Next) -> Response {
@@ -34,7 +36,16 @@ pub async fn request_id(mut request: Request, next: Next) -> Response {
     if let Some(value) = &value {
         request.extensions_mut().insert(RequestId(value.clone()));
     }
-    let mut response = problem::REQUEST_ID.scope(id, next.run(request)).await;
+    let refused = request.uri().path().contains("%00");
+    let mut response = problem::REQUEST_ID
+        .scope(id, async move {
+            if refused {
+                Error::NotFound.into_response()
+            } else {
+                next.run(request).await
+            }
+        })
+        .await;
     if let Some(value) = value {
         response.headers_mut().insert(REQUEST_ID_HEADER.clone(), value);
     }
@@ -152,19 +163,11 @@ fn auth_key_digest(credential: &[u8]) -> [u8; 16] {
     key
 }
 
-/// A path whose segments decode to a NUL names nothing: 404 before any handler (PostgreSQL
-/// refuses NUL in text, so an id holding one must never reach a query).
-pub async fn refuse_nul_path(request: Request, next: Next) -> Response {
-    if request.uri().path().contains("%00") {
-        return Error::NotFound.into_response();
-    }
-    next.run(request).await
-}
 
 /// Reads the whole request body (up to the 65,536-byte limit) before any check may refuse
 /// the request. A response sent while a body is still unread makes hyper close the
 /// connection, so a client's next request on it (keep-alive) failed after a 401, 415 or 429.
-pub async fn read_body_first(request: Request, next: Next) -> Response {
+async fn read_body_first(request: Request, next: Next) -> Response {
     let (parts, body) = request.into_parts();
     match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
         Ok(bytes) => next.run(Request::from_parts(parts, axum::body::Body::from(bytes))).await,
@@ -175,15 +178,15 @@ pub async fn read_body_first(request: Request, next: Next) -> Response {
     }
 }
 
-/// Counts each response by route pattern, method and status, and times it.
+/// Times each request and counts its response by route pattern, method and status (one
+/// middleware for both jobs: each layer costs every request a boxed future).
 pub async fn observe(request: Request, next: Next) -> Response {
     let started = std::time::Instant::now();
-    let route = request.extensions().get::<MatchedPath>().map_or("unmatched", MatchedPath::as_str).to_string();
-    let method = request.method().as_str().to_string();
-    let response = next.run(request).await;
     let metrics = crate::metrics::metrics();
-    let status = response.status().as_u16().to_string();
-    metrics.requests.get_or_create(&[("route", route.clone()), ("method", method.clone()), ("status", status)]).inc();
+    let route = request.extensions().get::<MatchedPath>().map_or("unmatched", |path| metrics.intern(path.as_str()));
+    let method = crate::metrics::method_label(request.method());
+    let response = read_body_first(request, next).await;
+    metrics.requests.get_or_create(&[("route", route), ("method", method), ("status", metrics.intern(response.status().as_str()))]).inc();
     metrics.request_seconds.get_or_create(&[("route", route), ("method", method)]).observe(started.elapsed().as_secs_f64());
     response
 }

@@ -51,9 +51,8 @@ pub fn router(state: AppState) -> Router {
         .fallback(|| async { Error::NoRoute })
         .method_not_allowed_fallback(|| async { Error::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(from_fn(middleware::observe))
         .layer(from_fn_with_state(state.clone(), middleware::rate_limit))
-        .layer(from_fn(middleware::read_body_first))
+        .layer(from_fn(middleware::observe))
         .layer(
             TraceLayer::new_for_http()
                 .make_span_with(middleware::request_span)
@@ -61,7 +60,6 @@ pub fn router(state: AppState) -> Router {
                 .on_response(middleware::record_response)
                 .on_failure(()),
         )
-        .layer(from_fn(middleware::refuse_nul_path))
         .layer(from_fn(middleware::request_id))
         .with_state(state)
 }

@@ -146,7 +146,7 @@ impl Store {
         // The commit is durable here: the backends answer only after it is.
         for event in &events {
             if let Event::TradeCreated(trade) = event {
-                crate::metrics::metrics().trades.get_or_create(&[("kind", trade.transaction_type.as_str().to_string())]).inc();
+                crate::metrics::metrics().trades.get_or_create(&[("kind", trade.transaction_type.as_str())]).inc();
             }
         }
         if !events.is_empty() {

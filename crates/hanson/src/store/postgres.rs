@@ -202,7 +202,7 @@ impl PostgresBackend {
                 match result {
                     Err(e) if retry.is_some() && attempt < WRITE_ATTEMPTS => {
                         let cause = retry.unwrap_or_default();
-                        crate::metrics::metrics().write_retries.get_or_create(&[("cause", cause.to_string())]).inc();
+                        crate::metrics::metrics().write_retries.get_or_create(&[("cause", cause)]).inc();
                         tracing::debug!(attempt, cause, error = %e, "retrying a write that lost a race");
                         backoff(attempt);
                         attempt += 1;
