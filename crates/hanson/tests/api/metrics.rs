@@ -61,6 +61,62 @@ fn sample(text: &str, name: &str, labels: &str) -> Option<f64> {
     text.lines().find_map(|line| line.strip_prefix(&prefix)).map(|v| v.trim().parse().expect("a number"))
 }
 
+/// A provider with a funded treasury, a token and a creator wallet, on a running server.
+struct Venue {
+    base: String,
+    client: reqwest::Client,
+    provider_id: String,
+    key: String,
+    token_id: String,
+    creator_wallet_id: String,
+}
+
+impl Venue {
+    async fn open(database_url: &str, base: &str, client: &reqwest::Client) -> Venue {
+        let provider = cli(database_url, &["provider", "create", "--name", "Metrics"]);
+        let token = cli(database_url, &["token", "create", "--symbol", "USDC", "--name", "USD Coin", "--decimals", "18"]);
+        let (key, token_id) = (provider["api_key"].as_str().unwrap().to_string(), token["token_id"].as_str().unwrap().to_string());
+        let post = reqwest::Method::POST;
+        let deposit = json!({ "token_id": token_id, "amount": (100_000 * ONE_TOKEN).to_string(), "reference": "t-1" });
+        assert_eq!(send(client, post.clone(), format!("{base}/v1/providers/treasury/deposits"), Some(&key), Some(deposit)).await.0, StatusCode::CREATED);
+        let creator = json!({ "wallet_address": CREATOR_ADDRESS, "token_id": token_id, "amount": "1", "reference": "c-1" });
+        let (_, creator) = send(client, post, format!("{base}/v1/providers/wallets/deposits"), Some(&key), Some(creator)).await;
+        Venue {
+            base: base.to_string(),
+            client: client.clone(),
+            provider_id: provider["provider_id"].as_str().unwrap().to_string(),
+            key,
+            token_id,
+            creator_wallet_id: creator["wallet_id"].as_str().unwrap().to_string(),
+        }
+    }
+
+    /// A new two-outcome market: its id and its first outcome's.
+    async fn market(&self) -> (String, String) {
+        let market = json!({
+            "question": "Metrics?", "pricing_method": "lmsr", "token_id": self.token_id, "liquidity": (1000 * ONE_TOKEN).to_string(),
+            "starts_at": iso(-60), "ends_at": iso(3600), "creator_wallet_id": self.creator_wallet_id, "creator_fee_percentage": 1,
+            "outcomes": [{ "title": "Yes", "outcome_index": 0 }, { "title": "No", "outcome_index": 1 }],
+        });
+        let (status, market) = send(&self.client, reqwest::Method::POST, format!("{}/v1/providers/markets", self.base), Some(&self.key), Some(market)).await;
+        assert_eq!(status, StatusCode::CREATED, "{market}");
+        (market["market"]["id"].as_str().unwrap().to_string(), market["outcomes"][0]["id"].as_str().unwrap().to_string())
+    }
+
+    /// A new funded wallet, logged in: its access token and session id.
+    async fn trader(&self) -> (String, String) {
+        let (base, post) = (&self.base, reqwest::Method::POST);
+        let wallet = TestWallet::random();
+        let funds = json!({ "wallet_address": wallet.address, "token_id": self.token_id, "amount": (100 * ONE_TOKEN).to_string(), "reference": uuid() });
+        assert_eq!(send(&self.client, post.clone(), format!("{base}/v1/providers/wallets/deposits"), Some(&self.key), Some(funds)).await.0, StatusCode::CREATED);
+        let (_, nonce) = send(&self.client, post.clone(), format!("{base}/v1/auth/nonce"), None, Some(json!({ "wallet_address": wallet.address, "provider_id": self.provider_id }))).await;
+        let nonce = nonce["nonce"].as_str().unwrap();
+        let login = json!({ "provider_id": self.provider_id, "wallet_address": wallet.address, "signature": wallet.sign(&login_message(nonce)), "nonce": nonce });
+        let (_, session) = send(&self.client, post, format!("{base}/v1/auth/login"), None, Some(login)).await;
+        (session["access_token"].as_str().unwrap().to_string(), session["session_id"].as_str().unwrap().to_string())
+    }
+}
+
 #[tokio::test]
 async fn metrics_count_requests_trades_and_commits() {
     let db = TestDatabase::create();
@@ -78,33 +134,12 @@ async fn metrics_count_requests_trades_and_commits() {
     assert_eq!(bad.0, StatusCode::UNPROCESSABLE_ENTITY);
 
     // Two bets by one wallet.
-    let provider = cli(&db.url, &["provider", "create", "--name", "Metrics"]);
-    let (provider_id, key) = (provider["provider_id"].as_str().unwrap(), provider["api_key"].as_str().unwrap());
-    let token = cli(&db.url, &["token", "create", "--symbol", "USDC", "--name", "USD Coin", "--decimals", "18"]);
-    let token_id = token["token_id"].as_str().unwrap();
-    let deposit = json!({ "token_id": token_id, "amount": (10_000 * ONE_TOKEN).to_string(), "reference": "t-1" });
-    assert_eq!(send(&client, post.clone(), format!("{base}/v1/providers/treasury/deposits"), Some(key), Some(deposit)).await.0, StatusCode::CREATED);
-    let creator = json!({ "wallet_address": CREATOR_ADDRESS, "token_id": token_id, "amount": "1", "reference": "c-1" });
-    let (_, creator) = send(&client, post.clone(), format!("{base}/v1/providers/wallets/deposits"), Some(key), Some(creator)).await;
-    let wallet = TestWallet::random();
-    let funds = json!({ "wallet_address": wallet.address, "token_id": token_id, "amount": (100 * ONE_TOKEN).to_string(), "reference": "w-1" });
-    assert_eq!(send(&client, post.clone(), format!("{base}/v1/providers/wallets/deposits"), Some(key), Some(funds)).await.0, StatusCode::CREATED);
-    let market = json!({
-        "question": "Metrics?", "pricing_method": "lmsr", "token_id": token_id, "liquidity": (1000 * ONE_TOKEN).to_string(),
-        "starts_at": iso(-60), "ends_at": iso(3600), "creator_wallet_id": creator["wallet_id"],
-        "outcomes": [{ "title": "Yes", "outcome_index": 0 }, { "title": "No", "outcome_index": 1 }],
-    });
-    let (status, market) = send(&client, post.clone(), format!("{base}/v1/providers/markets"), Some(key), Some(market)).await;
-    assert_eq!(status, StatusCode::CREATED, "{market}");
-    let (market_id, outcome_id) = (market["market"]["id"].as_str().unwrap(), market["outcomes"][0]["id"].as_str().unwrap());
-    let (_, nonce) = send(&client, post.clone(), format!("{base}/v1/auth/nonce"), None, Some(json!({ "wallet_address": wallet.address, "provider_id": provider_id }))).await;
-    let nonce = nonce["nonce"].as_str().unwrap();
-    let login = json!({ "provider_id": provider_id, "wallet_address": wallet.address, "signature": wallet.sign(&login_message(nonce)), "nonce": nonce });
-    let (_, session) = send(&client, post.clone(), format!("{base}/v1/auth/login"), None, Some(login)).await;
-    let (token, session_id) = (session["access_token"].as_str().unwrap(), session["session_id"].as_str().unwrap());
+    let venue = Venue::open(&db.url, &base, &client).await;
+    let (market_id, outcome_id) = venue.market().await;
+    let (token, session_id) = venue.trader().await;
     for _ in 0..2 {
         let bet = json!({ "session_id": session_id, "outcome_id": outcome_id, "amount": ONE_TOKEN.to_string() });
-        let (status, body) = send(&client, post.clone(), format!("{base}/v1/markets/{market_id}/bet"), Some(token), Some(bet)).await;
+        let (status, body) = send(&client, post.clone(), format!("{base}/v1/markets/{market_id}/bet"), Some(&token), Some(bet)).await;
         assert_eq!(status, StatusCode::OK, "{body}");
     }
 
@@ -137,3 +172,39 @@ async fn metrics_count_requests_trades_and_commits() {
 }
 
 const BACKEND_KIND: Backend = crate::BACKEND;
+
+/// Trades on different markets share accounts (the platform's, the creator's, a wallet
+/// trading both): with the accounts locked in id order, PostgreSQL never has to break a
+/// deadlock between them, which it did after its 1 s deadlock timeout.
+#[tokio::test]
+async fn trades_sharing_accounts_across_markets_never_deadlock() {
+    let db = TestDatabase::create();
+    let (_server, base) = serve(&db.url);
+    let client = reqwest::Client::new();
+    let venue = Venue::open(&db.url, &base, &client).await;
+    let markets = [venue.market().await, venue.market().await, venue.market().await];
+    let mut traders = Vec::new();
+    for _ in 0..6 {
+        traders.push(venue.trader().await);
+    }
+    let mut tasks = Vec::new();
+    for (t, (token, session_id)) in traders.into_iter().enumerate() {
+        let (client, base, markets) = (client.clone(), base.clone(), markets.clone());
+        tasks.push(tokio::spawn(async move {
+            for i in 0..30 {
+                // Each wallet walks the markets in its own order.
+                let (market_id, outcome_id) = &markets[(i + t) % markets.len()];
+                let bet = json!({ "session_id": session_id, "outcome_id": outcome_id, "amount": "1000000000000000" });
+                let url = format!("{base}/v1/markets/{market_id}/bet");
+                let (status, body) = send(&client, reqwest::Method::POST, url, Some(&token), Some(bet)).await;
+                assert_eq!(status, StatusCode::OK, "{body}");
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.unwrap();
+    }
+    let text = client.get(format!("{base}/metrics")).send().await.unwrap().text().await.unwrap();
+    assert_eq!(sample(&text, "hanson_trades_total", r#"kind="buy""#), Some(180.0));
+    assert_eq!(sample(&text, "hanson_postgres_write_retries_total", r#"cause="deadlock""#), None, "{text}");
+}
