@@ -25,7 +25,7 @@ use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, Semaphore};
 use tokio::time::{Instant, Sleep};
 
 use crate::api::openapi::Problem;
@@ -180,17 +180,8 @@ async fn supervise(
     peer: SocketAddr,
 ) {
     let mut connection = std::pin::pin!(connection);
-    // The watchdog is never woken by the connection: a wakeup per request (first byte, end of
-    // response) cost the busy keep-alive connections of the load benchmarks a task switch per
-    // request. It looks again at least every `header_read_timeout` instead. That is exact:
-    // every deadline set by an event after a look is at least `header_read_timeout` after that
-    // event (a first byte's, or a finished response's idle deadline), so no later than the
-    // next look, which then sleeps until it.
-    let check_every = activity.limits.header_read_timeout;
     loop {
-        let now = Instant::now();
-        let next_look = now + check_every;
-        let wake = activity.deadline().map_or(next_look, |deadline| deadline.min(next_look));
+        let deadline = activity.deadline();
         tokio::select! {
             biased;
             ended = &mut connection => {
@@ -199,7 +190,8 @@ async fn supervise(
                 }
                 return;
             }
-            () = tokio::time::sleep_until(wake) => {
+            () = activity.changed.notified() => {}
+            () = sleep_until(deadline) => {
                 if activity.deadline().is_some_and(|d| d <= Instant::now()) {
                     tracing::debug!(%peer, "closing a connection that timed out waiting for a request");
                     return;
@@ -209,10 +201,19 @@ async fn supervise(
     }
 }
 
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
 /// Where one connection stands, for its watchdog.
 struct Activity {
     limits: ConnectionLimits,
     phase: Mutex<Phase>,
+    /// Signalled when the deadline may have moved.
+    changed: Notify,
 }
 
 struct Phase {
@@ -228,7 +229,7 @@ struct Phase {
 impl Activity {
     fn new(limits: ConnectionLimits) -> Activity {
         let phase = Phase { in_flight: 0, waiting_since: Instant::now(), first_byte: None, served: false };
-        Activity { limits, phase: Mutex::new(phase) }
+        Activity { limits, phase: Mutex::new(phase), changed: Notify::new() }
     }
 
     fn phase(&self) -> std::sync::MutexGuard<'_, Phase> {
@@ -252,6 +253,8 @@ impl Activity {
         let mut phase = self.phase();
         if phase.in_flight == 0 && phase.served && phase.first_byte.is_none() {
             phase.first_byte = Some(Instant::now());
+            drop(phase);
+            self.changed.notify_one();
         }
     }
 
@@ -272,6 +275,8 @@ impl Drop for InFlight {
             phase.waiting_since = Instant::now();
             phase.first_byte = None;
             phase.served = true;
+            drop(phase);
+            self.0.changed.notify_one();
         }
     }
 }
