@@ -47,6 +47,9 @@ pub enum Error {
     /// 405
     #[error("method not allowed")]
     MethodNotAllowed,
+    /// 408: the request body did not arrive within this many seconds.
+    #[error("request timeout after {0} s")]
+    RequestTimeout(f64),
     /// 413: body over the limit.
     #[error("payload too large")]
     PayloadTooLarge,

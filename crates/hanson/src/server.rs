@@ -12,7 +12,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::extract::ConnectInfo;
-use axum::http::{header, HeaderValue, Request, Response as HttpResponse, StatusCode};
+use axum::http::{header, HeaderValue, Request, Response as HttpResponse};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use bytes::Bytes;
@@ -28,8 +28,6 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Notify, Semaphore};
 use tokio::time::{Instant, Sleep};
 
-use crate::api::openapi::Problem;
-use crate::api::problem::PROBLEM_JSON;
 use crate::api::{self, AppState, Settings};
 use crate::error::{Error, Result};
 use crate::store::{Store, StoreOptions};
@@ -362,19 +360,8 @@ impl Service<Request<Incoming>> for ConnectionService {
 /// 408 problem+json in place of whatever the handler made of its cut-off body; the rest of
 /// the body is never read, so the connection closes after it.
 fn body_timeout_response(late: &Response, limit: Duration) -> Response {
-    let status = StatusCode::REQUEST_TIMEOUT;
-    let problem = Problem {
-        r#type: "https://hanson.dev/problems/request-timeout".into(),
-        title: status.canonical_reason().unwrap_or("Request Timeout").into(),
-        status: status.as_u16(),
-        detail: format!("the request body was not received within {} s", limit.as_secs_f64()),
-        code: "request_timeout".into(),
-        errors: None,
-        request_id: None,
-    };
-    let mut response = (status, serde_json::to_vec(&problem).unwrap_or_default()).into_response();
+    let mut response = Error::RequestTimeout(limit.as_secs_f64()).into_response();
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
     headers.insert(header::CONNECTION, HeaderValue::from_static("close"));
     if let Some(id) = late.headers().get("x-request-id") {
         headers.insert("x-request-id", id.clone());

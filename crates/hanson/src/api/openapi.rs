@@ -33,7 +33,7 @@ pub struct Problem {
 /// Statuses an operation can answer besides its own: every route can be rate limited or
 /// fail internally, and every route with a body can get a malformed, oversized or
 /// non-JSON one. Added to each operation by [`CommonErrors`].
-const BODY_ERRORS: [u16; 3] = [400, 413, 415];
+const BODY_ERRORS: [u16; 4] = [400, 408, 413, 415];
 const ANY_ROUTE_ERRORS: [u16; 3] = [429, 500, 503];
 
 fn error_description(status: u16) -> &'static str {
@@ -43,6 +43,7 @@ fn error_description(status: u16) -> &'static str {
         403 => "Authenticated but not allowed (session_mismatch, wrong_provider)",
         404 => "Unknown or not visible to the caller (code not_found)",
         409 => "State conflict (e.g. market_not_open, market_settled, reference_reused, idempotency_in_progress)",
+        408 => "The body did not arrive within the body read timeout (code request_timeout); the connection closes",
         413 => "Body over 65,536 bytes (code payload_too_large)",
         415 => "Body not declared as application/json (code unsupported_media_type)",
         422 => "Validation (validation_failed with errors[]) or a rule such as amount_too_large, unknown_token, bet_below_minimum",
@@ -99,7 +100,7 @@ struct CommonErrors;
 impl utoipa::Modify for CommonErrors {
     fn modify(&self, doc: &mut Document) {
         let components = doc.components.get_or_insert_with(Components::new);
-        for status in [400u16, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503] {
+        for status in [400u16, 401, 403, 404, 408, 409, 413, 415, 422, 429, 500, 503] {
             let content = ContentBuilder::new().schema(Some(Ref::from_schema_name("Problem"))).build();
             let mut response = ResponseBuilder::new().description(error_description(status)).content("application/problem+json", content);
             if status == 429 || status == 503 {
