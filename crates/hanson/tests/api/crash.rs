@@ -5,13 +5,11 @@
 //! clean.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::{BufRead, BufReader};
-use std::os::unix::process::ExitStatusExt;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::PathBuf;
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -23,84 +21,6 @@ const TRADERS: usize = 8;
 const ROUNDS: usize = 2;
 /// How long bets run before the kill.
 const LOAD: Duration = Duration::from_millis(1500);
-
-/// A `hanson serve` child process, killed (SIGKILL) when dropped, on panic too.
-struct Server {
-    child: Option<Child>,
-    base: String,
-}
-
-impl Server {
-    /// Starts `hanson serve` on a free port and waits until it answers `/healthz`.
-    async fn start(database_url: &str, log: &Path) -> Server {
-        let stderr = std::fs::OpenOptions::new().create(true).append(true).open(log).expect("server log");
-        let mut child = Command::new(BIN)
-            .args(["serve", "--listen", "127.0.0.1:0", "--database-url", database_url, "--auth-rate-per-ip", "0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(stderr)
-            .spawn()
-            .expect("spawn hanson serve");
-        // The first stdout line names the address; the rest is drained so the pipe never fills.
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut lines = BufReader::new(stdout).lines();
-            if let Some(Ok(first)) = lines.next() {
-                let _ = tx.send(first);
-            }
-            for _ in lines {}
-        });
-        let mut server = Server { child: Some(child), base: String::new() };
-        let line = tokio::task::spawn_blocking(move || rx.recv_timeout(Duration::from_secs(10))).await.unwrap();
-        let line = line.unwrap_or_else(|_| panic!("hanson serve printed no address; its log:\n{}", read_log(log)));
-        server.base = line.strip_prefix("listening on ").unwrap_or_else(|| panic!("unexpected first line {line:?}")).to_string();
-
-        let client = reqwest::Client::new();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            match client.get(format!("{}/healthz", server.base)).send().await {
-                Ok(r) if r.status() == StatusCode::OK => break,
-                other => assert!(
-                    Instant::now() < deadline,
-                    "hanson serve not healthy within 10 s ({other:?}); its log:\n{}",
-                    read_log(log)
-                ),
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        server
-    }
-
-    /// SIGKILL, and check that it really was the kill that ended the process.
-    fn crash(mut self) {
-        let mut child = self.child.take().unwrap();
-        child.kill().expect("SIGKILL hanson serve");
-        let status = child.wait().unwrap();
-        assert_eq!(status.signal(), Some(libc::SIGKILL), "hanson serve ended by itself before the kill: {status:?}");
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-fn read_log(log: &Path) -> String {
-    let text = std::fs::read_to_string(log).unwrap_or_default();
-    let tail: Vec<&str> = text.lines().rev().take(40).collect();
-    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-}
-
-fn cli(database_url: &str, args: &[&str]) -> Value {
-    let output = Command::new(BIN).args(args).args(["--database-url", database_url]).output().expect("run hanson");
-    assert!(output.status.success(), "hanson {args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
-    serde_json::from_slice(&output.stdout).expect("CLI prints JSON")
-}
 
 /// `hanson audit` on the database: it must pass.
 fn assert_audit_ok(database_url: &str, when: &str) {
@@ -207,7 +127,7 @@ async fn trades(client: &reqwest::Client, base: &str, market_id: &str) -> Vec<Va
 }
 
 /// Bets from every trader at once until the server stops answering, killed after `LOAD`.
-async fn load_and_crash(server: Server, m: &Arc<Market>, round: usize, counter: &Arc<AtomicU64>) -> Vec<Bet> {
+async fn load_and_crash(server: ServeProcess, m: &Arc<Market>, round: usize, counter: &Arc<AtomicU64>) -> Vec<Bet> {
     let stop = Arc::new(AtomicBool::new(false));
     let sent = Arc::new(Mutex::new(Vec::new()));
     let client = reqwest::Client::builder().timeout(Duration::from_secs(20)).build().unwrap();
@@ -342,12 +262,12 @@ async fn acknowledged_bets_survive_a_kill_9_exactly_once() {
     let logs = tempfile::tempdir().unwrap();
     let log: PathBuf = logs.path().join("serve.log");
 
-    let provider = cli(&url, &["provider", "create", "--name", "Crash Games"]);
+    let provider = cli_on(&url, &["provider", "create", "--name", "Crash Games"]);
     let (provider_id, key) = (provider["provider_id"].as_str().unwrap(), provider["api_key"].as_str().unwrap());
-    let token = cli(&url, &["token", "create", "--symbol", "USDC", "--name", "USDC token", "--decimals", "18"]);
+    let token = cli_on(&url, &["token", "create", "--symbol", "USDC", "--name", "USDC token", "--decimals", "18"]);
     let token_id = token["token_id"].as_str().unwrap();
 
-    let mut server = Server::start(&url, &log).await;
+    let mut server = ServeProcess::start(&url, &log).await;
     let client = reqwest::Client::new();
     let base = server.base.clone();
     let deposit = |address: &str, amount: u128| {
@@ -430,7 +350,7 @@ async fn acknowledged_bets_survive_a_kill_9_exactly_once() {
         // The crash image itself, before any restart.
         assert_audit_ok(&url, &format!("after kill {round}"));
 
-        server = Server::start(&url, &log).await;
+        server = ServeProcess::start(&url, &log).await;
         let mut market = Arc::try_unwrap(m).ok().expect("load tasks are done");
         market.base = server.base.clone();
         m = Arc::new(market);

@@ -4,7 +4,11 @@
 //! `HANSON_TEST_POSTGRES_URL`, default `postgres://postgres@127.0.0.1:5432/postgres`).
 
 use std::collections::BTreeSet;
-use std::process::Command;
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 use std::sync::Mutex;
 
 use reqwest::{Method, StatusCode};
@@ -113,13 +117,7 @@ impl TestApp {
 
     /// Runs the real `hanson` binary against this test's database and parses its JSON.
     pub fn cli(&self, args: &[&str]) -> Value {
-        let output = Command::new(BIN)
-            .args(args)
-            .args(["--database-url", &self.database_url])
-            .output()
-            .expect("run hanson");
-        assert!(output.status.success(), "hanson {args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
-        serde_json::from_slice(&output.stdout).expect("CLI prints JSON")
+        cli_on(&self.database_url, args)
     }
 
     pub fn create_provider(&self, name: &str) -> Provider {
@@ -301,4 +299,83 @@ pub fn assert_field_error(r: &Response, field: &str) {
     assert_problem(r, 422, "validation_failed");
     let fields: Vec<&str> = r.body["errors"].as_array().unwrap().iter().map(|e| e["field"].as_str().unwrap()).collect();
     assert!(fields.contains(&field), "expected an error on {field}, got {fields:?}");
+}
+
+/// A `hanson serve` child process, killed (SIGKILL) when dropped, on panic too.
+pub struct ServeProcess {
+    child: Option<Child>,
+    pub base: String,
+}
+
+impl ServeProcess {
+    /// Starts `hanson serve` on a free port and waits until it answers `/healthz`.
+    pub async fn start(database_url: &str, log: &Path) -> ServeProcess {
+        let stderr = std::fs::OpenOptions::new().create(true).append(true).open(log).expect("server log");
+        let mut child = Command::new(BIN)
+            .args(["serve", "--listen", "127.0.0.1:0", "--database-url", database_url, "--auth-rate-per-ip", "0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .spawn()
+            .expect("spawn hanson serve");
+        // The first stdout line names the address; the rest is drained so the pipe never fills.
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut lines = BufReader::new(stdout).lines();
+            if let Some(Ok(first)) = lines.next() {
+                let _ = tx.send(first);
+            }
+            for _ in lines {}
+        });
+        let mut server = ServeProcess { child: Some(child), base: String::new() };
+        let line = tokio::task::spawn_blocking(move || rx.recv_timeout(Duration::from_secs(10))).await.unwrap();
+        let line = line.unwrap_or_else(|_| panic!("hanson serve printed no address; its log:\n{}", read_log(log)));
+        server.base = line.strip_prefix("listening on ").unwrap_or_else(|| panic!("unexpected first line {line:?}")).to_string();
+
+        let client = reqwest::Client::new();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            match client.get(format!("{}/healthz", server.base)).send().await {
+                Ok(r) if r.status() == StatusCode::OK => break,
+                other => assert!(
+                    Instant::now() < deadline,
+                    "hanson serve not healthy within 10 s ({other:?}); its log:\n{}",
+                    read_log(log)
+                ),
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        server
+    }
+
+    /// SIGKILL, and check that it really was the kill that ended the process.
+    pub fn crash(mut self) {
+        let mut child = self.child.take().unwrap();
+        child.kill().expect("SIGKILL hanson serve");
+        let status = child.wait().unwrap();
+        assert_eq!(status.signal(), Some(libc::SIGKILL), "hanson serve ended by itself before the kill: {status:?}");
+    }
+}
+
+impl Drop for ServeProcess {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+pub fn read_log(log: &Path) -> String {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let tail: Vec<&str> = text.lines().rev().take(40).collect();
+    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+}
+
+/// Runs the real `hanson` binary against `database_url` and parses its JSON.
+pub fn cli_on(database_url: &str, args: &[&str]) -> Value {
+    let output = Command::new(BIN).args(args).args(["--database-url", database_url]).output().expect("run hanson");
+    assert!(output.status.success(), "hanson {args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).expect("CLI prints JSON")
 }

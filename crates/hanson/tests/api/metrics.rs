@@ -2,45 +2,11 @@
 //! the numbers here are exact): requests by route and status, latency, trades, and the
 //! backend's commit or pool figures.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use crate::helpers::*;
 use crate::users::{login_message, TestWallet};
-
-/// The server process, killed when dropped.
-struct Serve(Child);
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn serve(database_url: &str) -> (Serve, String) {
-    let mut child = Command::new(BIN)
-        .args(["serve", "--listen", "127.0.0.1:0", "--database-url", database_url])
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start hanson serve");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line).expect("read the listening line");
-    let base = line.trim().strip_prefix("listening on ").expect("listening line").to_string();
-    (Serve(child), base)
-}
-
-fn cli(database_url: &str, args: &[&str]) -> Value {
-    let output = Command::new(BIN).args(args).args(["--database-url", database_url]).output().expect("run hanson");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    serde_json::from_slice(&output.stdout).expect("JSON")
-}
 
 async fn send(client: &reqwest::Client, method: reqwest::Method, url: String, bearer: Option<&str>, body: Option<Value>) -> (StatusCode, Value) {
     let mut request = client.request(method, url);
@@ -73,8 +39,8 @@ struct Venue {
 
 impl Venue {
     async fn open(database_url: &str, base: &str, client: &reqwest::Client) -> Venue {
-        let provider = cli(database_url, &["provider", "create", "--name", "Metrics"]);
-        let token = cli(database_url, &["token", "create", "--symbol", "USDC", "--name", "USD Coin", "--decimals", "18"]);
+        let provider = cli_on(database_url, &["provider", "create", "--name", "Metrics"]);
+        let token = cli_on(database_url, &["token", "create", "--symbol", "USDC", "--name", "USD Coin", "--decimals", "18"]);
         let (key, token_id) = (provider["api_key"].as_str().unwrap().to_string(), token["token_id"].as_str().unwrap().to_string());
         let post = reqwest::Method::POST;
         let deposit = json!({ "token_id": token_id, "amount": (100_000 * ONE_TOKEN).to_string(), "reference": "t-1" });
@@ -120,7 +86,9 @@ impl Venue {
 #[tokio::test]
 async fn metrics_count_requests_trades_and_commits() {
     let db = TestDatabase::create();
-    let (_server, base) = serve(&db.url);
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let server = ServeProcess::start(&db.url, log.path()).await;
+    let base = server.base.clone();
     let client = reqwest::Client::new();
     let get = reqwest::Method::GET;
     let post = reqwest::Method::POST;
@@ -148,7 +116,8 @@ async fn metrics_count_requests_trades_and_commits() {
     assert!(response.headers()["content-type"].to_str().unwrap().starts_with("text/plain"));
     let text = response.text().await.unwrap();
     let requests = "hanson_http_requests_total";
-    assert_eq!(sample(&text, requests, r#"route="/healthz",method="GET",status="200""#), Some(2.0), "{text}");
+    // Two here, and the one with which ServeProcess::start waited for the server.
+    assert_eq!(sample(&text, requests, r#"route="/healthz",method="GET",status="200""#), Some(3.0), "{text}");
     assert_eq!(sample(&text, requests, r#"route="/v1/markets/search",method="POST",status="200""#), Some(3.0));
     assert_eq!(sample(&text, requests, r#"route="/v1/markets/search",method="POST",status="422""#), Some(1.0));
     assert_eq!(sample(&text, requests, r#"route="/v1/markets/{market_id}/bet",method="POST",status="200""#), Some(2.0));
@@ -179,7 +148,9 @@ const BACKEND_KIND: Backend = crate::BACKEND;
 #[tokio::test]
 async fn trades_sharing_accounts_across_markets_never_deadlock() {
     let db = TestDatabase::create();
-    let (_server, base) = serve(&db.url);
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let server = ServeProcess::start(&db.url, log.path()).await;
+    let base = server.base.clone();
     let client = reqwest::Client::new();
     let venue = Venue::open(&db.url, &base, &client).await;
     let markets = [venue.market().await, venue.market().await, venue.market().await];
