@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::domain::fees::Percentage;
+use super::fees::Percentage;
 use crate::domain::ids::{MarketId, OutcomeId, ProviderId, WalletId};
 use crate::domain::market::{Market, MarketStatus, Outcome};
 use crate::domain::money::Wei;
