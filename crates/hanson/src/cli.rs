@@ -1,6 +1,7 @@
 //! The `hanson` command line: serve, and the administrative commands that print JSON and
 //! work while a server runs on the same database.
 
+use crate::events::StreamSettings;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -126,6 +127,16 @@ struct ServeArgs {
     /// Most client connections open at once; beyond it new ones wait to be accepted.
     #[arg(long, env = "HANSON_MAX_CONNECTIONS", default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     max_connections: u32,
+    /// Most event streams (SSE and WebSocket) open at once; beyond it new ones get 429.
+    /// Each holds a connection, so keep it below --max-connections.
+    #[arg(long, env = "HANSON_MAX_STREAMS", default_value_t = 8_000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    max_streams: u32,
+    /// Most event streams open at once from one client IP.
+    #[arg(long, env = "HANSON_MAX_STREAMS_PER_IP", default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    max_streams_per_ip: u32,
+    /// Seconds between keep-alive pings on idle event streams.
+    #[arg(long, env = "HANSON_STREAM_PING_SECS", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=3_600))]
+    stream_ping_secs: u64,
     /// Log lines as plain text or as one JSON object per line.
     #[arg(long, env = "HANSON_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
@@ -244,6 +255,11 @@ async fn run(command: Command) -> Result<()> {
                 access_token_ttl_secs: args.access_token_ttl,
                 refresh_token_ttl_secs: args.refresh_token_ttl,
                 trusted_proxies: args.trusted_proxies,
+                streams: StreamSettings {
+                    ping_interval: std::time::Duration::from_secs(args.stream_ping_secs),
+                    max_streams: args.max_streams as usize,
+                    max_streams_per_ip: args.max_streams_per_ip as usize,
+                },
             };
             let store_options = StoreOptions {
                 max_connections: args.db_max_connections as usize,

@@ -40,6 +40,8 @@ pub struct Metrics {
     /// PostgreSQL writes run again after losing a race, by cause (serialization, deadlock,
     /// unique, connection).
     pub write_retries: Family<Labels<1>, Counter>,
+    /// Open event streams (SSE and WebSocket).
+    pub open_streams: Gauge,
 }
 
 fn latency_buckets() -> impl Iterator<Item = f64> {
@@ -68,7 +70,22 @@ impl Metrics {
         registry.register("postgres_pool_wait_seconds", "Waits for a free PostgreSQL connection", pool_wait_seconds.clone());
         let write_retries = Family::<Labels<1>, Counter>::default();
         registry.register("postgres_write_retries", "PostgreSQL writes run again after losing a race, by cause", write_retries.clone());
-        Metrics { registry, interned: Default::default(), requests, request_seconds, trades, commit_batch_size, commit_seconds, wal_bytes, pool_in_use, pool_wait_seconds, write_retries }
+        let open_streams = Gauge::default();
+        registry.register("open_streams", "Open event streams (SSE and WebSocket)", open_streams.clone());
+        Metrics {
+            registry,
+            interned: Default::default(),
+            requests,
+            request_seconds,
+            trades,
+            commit_batch_size,
+            commit_seconds,
+            wal_bytes,
+            pool_in_use,
+            pool_wait_seconds,
+            write_retries,
+            open_streams,
+        }
     }
 
     /// `value` as a static string, interned on first sight. Only for values from a small fixed

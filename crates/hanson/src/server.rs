@@ -21,7 +21,6 @@ use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::Service;
 use hyper_util::rt::TokioIo;
-use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
@@ -105,14 +104,17 @@ pub async fn run_with(
     limits: ConnectionLimits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<()> {
-    let app = api::router(AppState::new(store, settings.into()).await?);
+    let state = AppState::new(store, settings.into()).await?;
+    let app = api::router(state.clone());
     let mut http = http1::Builder::new();
     // hyper's own `header_read_timeout` is off: in hyper 1.x its timer starts whenever the
     // connection waits for a request head, the keep-alive wait between requests included
     // (`proto::h1::conn::State::idle` re-arms it as soon as a response is done), so it cannot
     // tell a slow request head from an idle keep-alive connection. `supervise` enforces both.
     http.keep_alive(true).header_read_timeout(None);
-    let graceful = GracefulShutdown::new();
+    // Graceful shutdown by hand: hyper-util's `GracefulShutdown` cannot watch a connection
+    // that may upgrade to a WebSocket.
+    let (draining, drain_signal) = tokio::sync::watch::channel(false);
     // At the limit the accept loop waits for a permit, and the permit is held for the life of
     // a connection: further clients wait in the kernel's listen backlog instead of being
     // accepted and dropped, and are served in turn as soon as connections close, which under
@@ -145,15 +147,21 @@ pub async fn run_with(
             body_read_timeout: limits.body_read_timeout,
         };
         let io = TokioIo::new(Watched { stream, activity: activity.clone() });
-        let connection = graceful.watch(http.serve_connection(io, service));
+        let connection = http.serve_connection(io, service).with_upgrades();
+        let drain_signal = drain_signal.clone();
         tokio::spawn(async move {
-            supervise(connection, &activity, peer).await;
+            supervise(connection, &activity, peer, drain_signal).await;
             drop(permit);
         });
     }
     drop(listener);
-    tracing::debug!(connections = graceful.count(), "stopped accepting; waiting for open connections");
-    graceful.shutdown().await;
+    // Streams never finish on their own: end them, and the hub's background work.
+    state.hub.close();
+    let capacity = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
+    tracing::debug!(connections = capacity - slots.available_permits(), "stopped accepting; waiting for open connections");
+    draining.send_replace(true);
+    // Every connection holds a slot until it is done.
+    let _all = slots.acquire_many(u32::try_from(capacity).unwrap_or(u32::MAX)).await;
     Ok(())
 }
 
@@ -172,16 +180,23 @@ async fn accept_failed(error: std::io::Error) {
 /// too long for a request: `header_read_timeout` from accept for the first request,
 /// `idle_timeout` for the first byte of each later one, then `header_read_timeout` from that
 /// byte. There is no deadline while a request is in flight (see `body_read_timeout`).
+/// On `drain_signal` it finishes the request in flight, if any, and closes.
 async fn supervise(
-    connection: impl Future<Output = hyper::Result<()>>,
+    connection: http1::UpgradeableConnection<TokioIo<Watched>, ConnectionService>,
     activity: &Activity,
     peer: SocketAddr,
+    mut drain_signal: tokio::sync::watch::Receiver<bool>,
 ) {
     let mut connection = std::pin::pin!(connection);
+    let mut draining = false;
     loop {
         let deadline = activity.deadline();
         tokio::select! {
             biased;
+            _ = drain_signal.changed(), if !draining => {
+                draining = true;
+                connection.as_mut().graceful_shutdown();
+            }
             ended = &mut connection => {
                 if let Err(error) = ended {
                     tracing::debug!(%peer, %error, "connection ended with an error");

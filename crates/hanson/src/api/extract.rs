@@ -194,8 +194,7 @@ pub struct UserAuth {
 }
 
 /// A verified access token (signature, algorithm, issuer, expiry), before any session check.
-fn verify_access_token(parts: &Parts, state: &AppState) -> Result<crate::auth::jwt::Claims, Error> {
-    let token = bearer(parts).ok_or(Error::Unauthenticated("an access token is required"))?;
+fn verify_access_token(token: &str, state: &AppState) -> Result<crate::auth::jwt::Claims, Error> {
     if token.starts_with(crate::auth::API_KEY_PREFIX) {
         return Err(Error::Unauthenticated("user routes take an access token, not an API key"));
     }
@@ -203,11 +202,10 @@ fn verify_access_token(parts: &Parts, state: &AppState) -> Result<crate::auth::j
     state.auth.jwt.decode(token, now_secs).map_err(|_| Error::Unauthenticated("invalid or expired access token"))
 }
 
-impl FromRequestParts<AppState> for UserAuth {
-    type Rejection = Error;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        let claims = verify_access_token(parts, state)?;
+impl UserAuth {
+    /// The caller an access token names, if its session is live.
+    pub async fn of_token(token: &str, state: &AppState) -> Result<UserAuth, Error> {
+        let claims = verify_access_token(token, state)?;
         let sid = claims.sid.clone();
         let session = state.store.read(move |c| crate::store::auth::session(c, &sid)).await?;
         match session {
@@ -216,6 +214,15 @@ impl FromRequestParts<AppState> for UserAuth {
             }
             _ => Err(Error::Unauthenticated("the session has ended")),
         }
+    }
+}
+
+impl FromRequestParts<AppState> for UserAuth {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let token = bearer(parts).ok_or(Error::Unauthenticated("an access token is required"))?;
+        UserAuth::of_token(token, state).await
     }
 }
 
@@ -228,7 +235,8 @@ impl FromRequestParts<AppState> for UserToken {
     type Rejection = Error;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        let claims = verify_access_token(parts, state)?;
+        let token = bearer(parts).ok_or(Error::Unauthenticated("an access token is required"))?;
+        let claims = verify_access_token(token, state)?;
         Ok(UserToken(UserAuth { wallet_id: claims.sub.into(), session_id: claims.sid.into(), provider_id: claims.aud.into() }))
     }
 }

@@ -85,13 +85,18 @@ fn is_auth_route(path: &str) -> bool {
     matches!(path, "/v1/auth/nonce" | "/v1/auth/login" | "/v1/auth/refresh")
 }
 
-pub async fn rate_limit(State(app): State<AppState>, request: Request, next: Next) -> Response {
+/// The client a request comes from (see [`client_ip`]), for handlers that count per client.
+#[derive(Debug, Clone, Copy)]
+pub struct ClientIp(pub IpAddr);
+
+pub async fn rate_limit(State(app): State<AppState>, mut request: Request, next: Next) -> Response {
     // Without a peer address (never in `serve`) every request shares one bucket.
     let peer = request
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |ConnectInfo(addr)| addr.ip());
     let ip = client_ip(peer, request.headers(), &app.trusted_proxies);
+    request.extensions_mut().insert(ClientIp(ip));
     let limiters = &app.limiters;
     let mut verdict = limiters.general_per_ip.check(ip);
     if verdict.is_ok() && is_auth_route(request.uri().path()) {

@@ -13,8 +13,9 @@ pub mod ratelimit;
 pub mod rendered;
 pub mod state;
 pub mod strict;
+pub mod streams;
 pub mod trading;
-pub mod views;
+pub use crate::domain::views;
 
 use std::sync::OnceLock;
 
@@ -38,6 +39,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(provider::router())
         .merge(auth::router())
         .merge(trading::router())
+        .merge(streams::router())
         .routes(routes!(healthz))
         .routes(routes!(readyz))
         .routes(routes!(openapi_document))

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::ratelimit::{Limiter, Rule};
 use super::rendered::RenderedMarkets;
+use crate::events::{background, Hub, HubPublisher, StreamSettings};
 use crate::store::Store;
 
 /// Bodies up to 65,536 bytes are accepted; one more byte is a 413.
@@ -42,6 +43,7 @@ pub struct Settings {
     /// Peers whose `Forwarded` / `X-Forwarded-For` name the client (load balancers, reverse
     /// proxies); from any other peer those headers are ignored.
     pub trusted_proxies: Vec<ipnet::IpNet>,
+    pub streams: StreamSettings,
 }
 
 impl Default for Settings {
@@ -52,6 +54,7 @@ impl Default for Settings {
             access_token_ttl_secs: 604_800,
             refresh_token_ttl_secs: 30 * 86_400,
             trusted_proxies: Vec::new(),
+            streams: StreamSettings::default(),
         }
     }
 }
@@ -97,11 +100,13 @@ pub struct Shared {
     pub(crate) trusted_proxies: Arc<[ipnet::IpNet]>,
     pub(crate) search_cache: Arc<crate::store::markets::SearchCache>,
     pub(crate) rendered_markets: Arc<RenderedMarkets>,
+    pub hub: Arc<Hub>,
 }
 
 impl AppState {
-    /// Sets up the JWT key (from the settings, or the secret stored in the database).
-    pub async fn new(store: Store, settings: Settings) -> crate::error::Result<Self> {
+    /// Sets up the JWT key (from the settings, or the secret stored in the database), and the
+    /// event hub with its background work (stopped by `hub.close()`).
+    pub async fn new(mut store: Store, settings: Settings) -> crate::error::Result<Self> {
         let secret = match settings.jwt_secret {
             Some(secret) => secret,
             None => {
@@ -111,6 +116,9 @@ impl AppState {
         };
         let limits = settings.limits;
         let trusted_proxies = settings.trusted_proxies.into();
+        let hub = Hub::new(store.clone(), settings.streams);
+        store.set_publisher(Arc::new(HubPublisher(hub.clone())));
+        background::start(&hub, store.clone());
         Ok(AppState(Arc::new(Shared {
             store,
             search_cache: Arc::default(),
@@ -121,6 +129,7 @@ impl AppState {
                 refresh_token_ttl_secs: settings.refresh_token_ttl_secs,
             }),
             trusted_proxies,
+            hub,
             limiters: Arc::new(Limiters {
                 auth_per_ip: Limiter::new(limits.auth_per_ip),
                 general_per_ip: Limiter::new(limits.general_per_ip),

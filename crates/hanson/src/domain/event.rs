@@ -1,43 +1,214 @@
-//! Events: what each committed change tells the world. Store writes return them alongside
-//! their result; they reach the publisher only once the change is durable.
+//! Events: what each committed change tells the world (CONTRACT "Events"). Store writes emit
+//! them inside their transaction; the store records each as a row with its envelope and
+//! publishes it once the commit is durable.
 
-use super::ids::{MarketId, OutcomeId};
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::ids::{MarketId, OutcomeId, SessionId, WalletId};
+use super::market::Market;
+use super::money::Wei;
+use super::position::Holding;
 use super::settlement::{Cancellation, ClaimReceipt, Resolution};
+use super::tenant::TransferReceipt;
+use super::time::{Micros, Timestamp};
 use super::trade::TradeRecord;
+use super::views::{market_detail, OutcomeView};
+use crate::error::{Error, Result};
 
 #[derive(Debug, Clone)]
 pub enum Event {
-    MarketCreated { market_id: MarketId },
-    MarketUpdated { market_id: MarketId },
-    OutcomeCreated { market_id: MarketId, outcome_id: OutcomeId },
-    OutcomeUpdated { market_id: MarketId, outcome_id: OutcomeId },
-    TradeCreated(TradeRecord),
+    MarketCreated(Market),
+    MarketUpdated(Market),
+    OutcomeCreated { market: Market, outcome_id: OutcomeId },
+    OutcomeUpdated { market: Market, outcome_id: OutcomeId },
+    TradeCreated(TradeCreated),
+    MarketClosed { market_id: MarketId, closes_at: Micros },
     MarketResolved(Resolution),
     MarketCancelled(Cancellation),
-    ClaimCompleted(ClaimReceipt),
-    /// A wallet or treasury deposit, or a withdrawal, with its transfer id.
-    TransferCompleted { transfer_id: String, kind: TransferKind },
+    ClaimCompleted { receipt: ClaimReceipt, wallet_id: WalletId },
+    /// A wallet deposit (with its wallet) or a treasury deposit.
+    DepositCompleted { receipt: TransferReceipt, wallet_id: Option<WalletId> },
+    WithdrawalCompleted { receipt: TransferReceipt, wallet_id: WalletId },
+    /// A wallet's balance of a token after a change (user stream only).
+    BalanceUpdated { wallet_id: WalletId, token_id: String, balance: u128 },
+    /// A position after a change of its own fields (user stream only).
+    PositionUpdated(Holding),
+    /// A session was revoked: its user streams end. Never shown to clients.
+    SessionEnded { wallet_id: WalletId, session_id: SessionId },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TransferKind {
-    Deposit,
-    Withdrawal,
+/// `trade.created`'s data.
+#[derive(Debug, Clone, Serialize)]
+pub struct TradeCreated {
+    pub trade: TradeRecord,
+    pub prices: Vec<OutcomePrice>,
+    pub total_volume: Wei,
+    pub total_pool: Wei,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct OutcomePrice {
+    pub outcome_id: OutcomeId,
+    pub price: String,
+}
+
+/// Every outcome's price, in the market's outcome order.
+pub fn outcome_prices(m: &Market) -> Result<Vec<OutcomePrice>> {
+    let prices = m.prices()?;
+    Ok(m.outcomes.iter().zip(prices).map(|(o, p)| OutcomePrice { outcome_id: o.id.clone(), price: p.to_string() }).collect())
+}
+
+#[derive(Serialize)]
+struct OutcomeChange {
+    outcome: OutcomeView,
+    prices: Vec<OutcomePrice>,
+}
+
+#[derive(Serialize)]
+struct Closed {
+    closes_at: Timestamp,
+}
+
+#[derive(Serialize)]
+struct BalanceChange<'a> {
+    token_id: &'a str,
+    balance: Wei,
+}
+
+#[derive(Serialize)]
+struct PositionChange<'a> {
+    position: &'a Holding,
+}
+
+#[derive(Serialize)]
+struct SessionChange<'a> {
+    session_id: &'a SessionId,
+}
+
+#[derive(Serialize)]
+struct Envelope<'a, D: Serialize> {
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    timestamp: Timestamp,
+    market_id: Option<&'a MarketId>,
+    seq: Option<i64>,
+    data: D,
 }
 
 impl Event {
-    /// The market an event belongs to, if any.
-    pub fn market_id(&self) -> Option<&MarketId> {
+    pub fn kind(&self) -> &'static str {
         match self {
-            Event::MarketCreated { market_id }
-            | Event::MarketUpdated { market_id }
-            | Event::OutcomeCreated { market_id, .. }
-            | Event::OutcomeUpdated { market_id, .. } => Some(market_id),
-            Event::TradeCreated(t) => Some(&t.market_id),
-            Event::MarketResolved(r) => Some(&r.market_id),
-            Event::MarketCancelled(c) => Some(&c.market_id),
-            Event::ClaimCompleted(c) => Some(&c.market_id),
-            Event::TransferCompleted { .. } => None,
+            Event::MarketCreated(_) => "market.created",
+            Event::MarketUpdated(_) => "market.updated",
+            Event::OutcomeCreated { .. } => "outcome.created",
+            Event::OutcomeUpdated { .. } => "outcome.updated",
+            Event::TradeCreated(_) => "trade.created",
+            Event::MarketClosed { .. } => "market.closed",
+            Event::MarketResolved(_) => "market.resolved",
+            Event::MarketCancelled(_) => "market.cancelled",
+            Event::ClaimCompleted { .. } => "claim.completed",
+            Event::DepositCompleted { .. } => "deposit.completed",
+            Event::WithdrawalCompleted { .. } => "withdrawal.completed",
+            Event::BalanceUpdated { .. } => "balance.updated",
+            Event::PositionUpdated(_) => "position.updated",
+            Event::SessionEnded { .. } => "session.ended",
         }
     }
+
+    /// The market whose stream (and sequence) the event belongs to: market events only.
+    pub fn market_stream(&self) -> Option<&MarketId> {
+        match self {
+            Event::MarketCreated(m) | Event::MarketUpdated(m) => Some(&m.id),
+            Event::OutcomeCreated { market, .. } | Event::OutcomeUpdated { market, .. } => Some(&market.id),
+            Event::TradeCreated(t) => Some(&t.trade.market_id),
+            Event::MarketClosed { market_id, .. } => Some(market_id),
+            Event::MarketResolved(r) => Some(&r.market_id),
+            Event::MarketCancelled(c) => Some(&c.market_id),
+            _ => None,
+        }
+    }
+
+    /// The wallet whose user stream shows the event.
+    pub fn wallet(&self) -> Option<&WalletId> {
+        match self {
+            Event::TradeCreated(t) => Some(&t.trade.wallet_id),
+            Event::ClaimCompleted { wallet_id, .. }
+            | Event::WithdrawalCompleted { wallet_id, .. }
+            | Event::BalanceUpdated { wallet_id, .. }
+            | Event::SessionEnded { wallet_id, .. } => Some(wallet_id),
+            Event::DepositCompleted { wallet_id, .. } => wallet_id.as_ref(),
+            Event::PositionUpdated(h) => Some(&h.wallet_id),
+            _ => None,
+        }
+    }
+
+    /// The envelope's `market_id`: the market the change belongs to, if any.
+    fn market_id(&self) -> Option<&MarketId> {
+        match self {
+            Event::ClaimCompleted { receipt, .. } => Some(&receipt.market_id),
+            Event::PositionUpdated(h) => Some(&h.market_id),
+            other => other.market_stream(),
+        }
+    }
+
+    /// When the change happened, where the change itself says.
+    fn at(&self) -> Option<Micros> {
+        match self {
+            Event::MarketCreated(m) => Some(m.created_at),
+            Event::MarketUpdated(m) | Event::OutcomeCreated { market: m, .. } | Event::OutcomeUpdated { market: m, .. } => {
+                Some(m.updated_at)
+            }
+            Event::TradeCreated(t) => Some(t.trade.created_at.0),
+            Event::MarketResolved(r) => Some(r.resolved_at.0),
+            Event::MarketCancelled(c) => Some(c.cancelled_at.0),
+            Event::ClaimCompleted { receipt, .. } => Some(receipt.claimed_at.0),
+            _ => None,
+        }
+    }
+
+    /// The event as it is stored and sent: its envelope, one line of JSON.
+    pub fn envelope(&self, id: &str, now: Micros, seq: Option<i64>) -> Result<String> {
+        let at = self.at().unwrap_or(now);
+        let market_id = self.market_id();
+        let kind = self.kind();
+        fn write<D: Serialize>(id: &str, kind: &'static str, at: Micros, market_id: Option<&MarketId>, seq: Option<i64>, data: D) -> Result<String> {
+            let envelope = Envelope { id, kind, timestamp: Timestamp(at), market_id, seq, data };
+            serde_json::to_string(&envelope).map_err(Error::internal)
+        }
+        match self {
+            Event::MarketCreated(m) | Event::MarketUpdated(m) => write(id, kind, at, market_id, seq, market_detail(m, at)?),
+            Event::OutcomeCreated { market, outcome_id } | Event::OutcomeUpdated { market, outcome_id } => {
+                let change = OutcomeChange { outcome: OutcomeView::of(market, outcome_id)?, prices: outcome_prices(market)? };
+                write(id, kind, at, market_id, seq, change)
+            }
+            Event::TradeCreated(t) => write(id, kind, at, market_id, seq, t),
+            Event::MarketClosed { closes_at, .. } => write(id, kind, at, market_id, seq, Closed { closes_at: Timestamp(*closes_at) }),
+            Event::MarketResolved(r) => write(id, kind, at, market_id, seq, r),
+            Event::MarketCancelled(c) => write(id, kind, at, market_id, seq, c),
+            Event::ClaimCompleted { receipt, .. } => write(id, kind, at, market_id, seq, receipt),
+            Event::DepositCompleted { receipt, .. } | Event::WithdrawalCompleted { receipt, .. } => {
+                write(id, kind, at, market_id, seq, receipt)
+            }
+            Event::BalanceUpdated { token_id, balance, .. } => {
+                write(id, kind, at, market_id, seq, BalanceChange { token_id, balance: Wei(*balance) })
+            }
+            Event::PositionUpdated(h) => write(id, kind, at, market_id, seq, PositionChange { position: h }),
+            Event::SessionEnded { session_id, .. } => write(id, kind, at, market_id, seq, SessionChange { session_id }),
+        }
+    }
+}
+
+/// A recorded event as streams receive it: where it goes, and its envelope.
+#[derive(Debug, Clone)]
+pub struct Published {
+    pub kind: Arc<str>,
+    /// The market stream it belongs to, with its sequence number there.
+    pub market_id: Option<MarketId>,
+    pub seq: Option<i64>,
+    /// The user stream that shows it.
+    pub wallet_id: Option<WalletId>,
+    pub envelope: Arc<str>,
 }

@@ -16,3 +16,4 @@ pub mod settlement;
 pub mod tenant;
 pub mod time;
 pub mod trade;
+pub mod views;

@@ -1,16 +1,383 @@
-//! Where committed changes go: the publisher that receives each durable write's events.
+//! Live events in this process: every committed event reaches the subscribers of its market
+//! stream and of its wallet's user stream here, through one broadcast channel per market (and
+//! per wallet) with subscribers. Each subscriber reads the channel at its own pace; one that
+//! falls `LAG_LIMIT` events behind loses its place and is disconnected, so trading never waits
+//! for a subscriber.
+//!
+//! A market's channel carries its events in `seq` order with no gap: events published out of
+//! order (concurrent PostgreSQL writes answer in any order; other nodes' events arrive by
+//! NOTIFY) wait for the missing ones, which are read from the log if they do not come.
 
-use crate::domain::event::Event;
+pub mod background;
 
-/// Receives the events of each write after its commit is durable, in the order the writes
-/// answered. It must not block: it runs on the path of the write's response.
-pub trait Publisher: Send + Sync {
-    fn publish(&self, events: Vec<Event>);
+use std::collections::{BTreeMap, HashMap};
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use bytes::Bytes;
+use tokio::sync::{broadcast, watch};
+
+use crate::domain::event::Published;
+use crate::domain::ids::{MarketId, WalletId};
+use crate::domain::time::now_micros;
+use crate::domain::views::{market_detail, MarketDetail};
+use crate::error::{Error, Result};
+use crate::store::{events as log, markets, Publisher, Store};
+
+/// A subscriber this many events behind its market is disconnected (CONTRACT "Live streams").
+pub const LAG_LIMIT: usize = 10_000;
+/// Events of one wallet waiting for a slow user stream.
+const WALLET_BUFFER: usize = 1_024;
+/// How long an out-of-order event waits for the missing ones before they are read from the log.
+const GAP_WAIT: Duration = Duration::from_millis(20);
+
+#[derive(Debug, Clone, Copy)]
+pub struct StreamSettings {
+    /// Comment lines (`: ping`) and WebSocket pings this often.
+    pub ping_interval: Duration,
+    /// Open streams (SSE and WebSocket), in all and per client IP.
+    pub max_streams: usize,
+    pub max_streams_per_ip: usize,
 }
 
-/// Drops every event: nothing subscribes yet.
-pub struct Discard;
+impl Default for StreamSettings {
+    fn default() -> Self {
+        StreamSettings { ping_interval: Duration::from_secs(15), max_streams: 8_000, max_streams_per_ip: 200 }
+    }
+}
 
-impl Publisher for Discard {
-    fn publish(&self, _events: Vec<Event>) {}
+/// A market event ready to send: the event and its SSE frame, built once for every subscriber.
+pub struct Delivery {
+    pub event: Published,
+    pub sse: Bytes,
+}
+
+impl Delivery {
+    fn new(event: Published) -> Delivery {
+        let sse = sse_frame(&event.kind, event.seq, &event.envelope);
+        Delivery { event, sse }
+    }
+
+    /// Whether the market's stream ends with this event.
+    pub fn settles(&self) -> bool {
+        matches!(&*self.event.kind, "market.resolved" | "market.cancelled")
+    }
+}
+
+/// `event: <type>`, `id: <seq>` when there is one, one `data:` line.
+pub fn sse_frame(kind: &str, seq: Option<i64>, data: &str) -> Bytes {
+    let mut frame = String::with_capacity(data.len() + kind.len() + 32);
+    frame.push_str("event: ");
+    frame.push_str(kind);
+    if let Some(seq) = seq {
+        frame.push_str("\nid: ");
+        frame.push_str(&seq.to_string());
+    }
+    frame.push_str("\ndata: ");
+    frame.push_str(data);
+    frame.push_str("\n\n");
+    Bytes::from(frame)
+}
+
+struct MarketFeed {
+    tx: broadcast::Sender<Arc<Delivery>>,
+    order: Mutex<Order>,
+}
+
+#[derive(Default)]
+struct Order {
+    /// The last seq sent; None until the feed knows where the log stands.
+    last: Option<i64>,
+    /// Events ahead of a gap, by seq.
+    pending: BTreeMap<i64, Published>,
+    filling: bool,
+}
+
+pub struct Hub {
+    /// Reads only: the log, for gaps and resumes.
+    store: Store,
+    markets: Mutex<HashMap<MarketId, Arc<MarketFeed>>>,
+    wallets: Mutex<HashMap<WalletId, broadcast::Sender<Arc<Published>>>>,
+    settings: StreamSettings,
+    open: AtomicUsize,
+    open_per_ip: Mutex<HashMap<IpAddr, usize>>,
+    closing: watch::Sender<bool>,
+    /// Gap fills are spawned here, also from the PostgreSQL listener's thread.
+    runtime: tokio::runtime::Handle,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Where a market subscription starts.
+#[derive(Debug, Clone, Copy)]
+pub enum Start {
+    Snapshot,
+    /// Resume after this seq.
+    After(i64),
+}
+
+/// What a new subscriber is sent first.
+pub enum First {
+    Snapshot { seq: i64, market: Box<MarketDetail> },
+    Replay(Vec<Published>),
+}
+
+pub struct MarketSubscription {
+    pub first: First,
+    pub live: broadcast::Receiver<Arc<Delivery>>,
+    /// Live events up to this seq were already covered by `first`.
+    pub covered: i64,
+}
+
+/// One open stream, counted against the limits until dropped.
+pub struct StreamPermit {
+    hub: Arc<Hub>,
+    ip: IpAddr,
+}
+
+impl Drop for StreamPermit {
+    fn drop(&mut self) {
+        self.hub.open.fetch_sub(1, Ordering::Relaxed);
+        let mut per_ip = lock(&self.hub.open_per_ip);
+        if let Some(n) = per_ip.get_mut(&self.ip) {
+            *n -= 1;
+            if *n == 0 {
+                per_ip.remove(&self.ip);
+            }
+        }
+        crate::metrics::metrics().open_streams.dec();
+    }
+}
+
+impl Hub {
+    /// Call from within the runtime.
+    pub fn new(store: Store, settings: StreamSettings) -> Arc<Hub> {
+        Arc::new(Hub {
+            store,
+            markets: Mutex::default(),
+            wallets: Mutex::default(),
+            settings,
+            open: AtomicUsize::new(0),
+            open_per_ip: Mutex::default(),
+            closing: watch::channel(false).0,
+            runtime: tokio::runtime::Handle::current(),
+        })
+    }
+
+    pub fn settings(&self) -> &StreamSettings {
+        &self.settings
+    }
+
+    /// Counts a new stream from `ip`, or refuses it (429) at a limit.
+    pub fn admit(self: &Arc<Self>, ip: IpAddr) -> Result<StreamPermit> {
+        let mut per_ip = lock(&self.open_per_ip);
+        let of_ip = per_ip.get(&ip).copied().unwrap_or(0);
+        if of_ip >= self.settings.max_streams_per_ip || self.open.load(Ordering::Relaxed) >= self.settings.max_streams {
+            return Err(Error::RateLimited { retry_after_secs: 5 });
+        }
+        per_ip.insert(ip, of_ip + 1);
+        self.open.fetch_add(1, Ordering::Relaxed);
+        crate::metrics::metrics().open_streams.inc();
+        Ok(StreamPermit { hub: self.clone(), ip })
+    }
+
+    /// Resolves when the server shuts down: streams end then.
+    pub fn closing(&self) -> watch::Receiver<bool> {
+        self.closing.subscribe()
+    }
+
+    pub fn close(&self) {
+        self.closing.send_replace(true);
+    }
+
+    fn feed(&self, market_id: &MarketId) -> Arc<MarketFeed> {
+        lock(&self.markets)
+            .entry(market_id.clone())
+            .or_insert_with(|| Arc::new(MarketFeed { tx: broadcast::channel(LAG_LIMIT).0, order: Mutex::default() }))
+            .clone()
+    }
+
+    /// Subscribes to a market's stream from `start`. Unknown market: `NotFound`.
+    pub async fn subscribe_market(self: &Arc<Self>, market_id: MarketId, start: Start) -> Result<MarketSubscription> {
+        let feed = self.feed(&market_id);
+        // Subscribed before the log is read: every event committed after the read is live.
+        let live = feed.tx.subscribe();
+        let id = market_id.clone();
+        let read = self
+            .store
+            .read(move |c| {
+                let Some(market) = markets::market(c, &id, false)? else { return Ok(None) };
+                let seq = log::current_seq(c, &id)?;
+                let replay = match start {
+                    Start::After(after) if after <= seq => {
+                        let events = log::market_events(c, &id, after, None, i64::MAX)?;
+                        // Complete only if the log still holds every event after `after`.
+                        let complete = after == seq || events.first().and_then(|e| e.seq) == Some(after + 1);
+                        complete.then_some(events)
+                    }
+                    _ => None,
+                };
+                Ok(Some((market, seq, replay)))
+            })
+            .await;
+        let (market, seq, replay) = match read {
+            Ok(Some(found)) => found,
+            Ok(None) | Err(_) => {
+                drop(live);
+                self.forget_if_unwatched(&market_id);
+                return Err(read.err().unwrap_or(Error::NotFound));
+            }
+        };
+        self.start_feed(&market_id, &feed, seq);
+        let first = match replay {
+            Some(events) => First::Replay(events),
+            None => First::Snapshot { seq, market: Box::new(market_detail(&market, now_micros())?) },
+        };
+        Ok(MarketSubscription { first, live, covered: seq })
+    }
+
+    /// Subscribes to a wallet's events (the user stream reads its snapshot after this).
+    pub fn subscribe_wallet(&self, wallet_id: &WalletId) -> broadcast::Receiver<Arc<Published>> {
+        lock(&self.wallets).entry(wallet_id.clone()).or_insert_with(|| broadcast::channel(WALLET_BUFFER).0).subscribe()
+    }
+
+    fn forget_if_unwatched(&self, market_id: &MarketId) {
+        let mut feeds = lock(&self.markets);
+        if feeds.get(market_id).is_some_and(|f| f.tx.receiver_count() == 0) {
+            feeds.remove(market_id);
+        }
+    }
+
+    /// Drops the channels nobody listens to any more.
+    pub fn sweep(&self) {
+        lock(&self.markets).retain(|_, f| f.tx.receiver_count() > 0);
+        lock(&self.wallets).retain(|_, tx| tx.receiver_count() > 0);
+    }
+
+    /// Sets where a new feed starts (the log's last seq, read after the feed existed).
+    fn start_feed(self: &Arc<Self>, market_id: &MarketId, feed: &Arc<MarketFeed>, seq: i64) {
+        let mut order = lock(&feed.order);
+        if order.last.is_none() {
+            order.last = Some(seq);
+            self.drain(market_id, feed, &mut order);
+        }
+    }
+
+    fn offer(self: &Arc<Self>, market_id: &MarketId, feed: &Arc<MarketFeed>, event: Published) {
+        let Some(seq) = event.seq else { return };
+        let mut order = lock(&feed.order);
+        match order.last {
+            Some(last) if seq <= last => {}
+            _ => {
+                order.pending.insert(seq, event);
+                if order.last.is_some() {
+                    self.drain(market_id, feed, &mut order);
+                }
+            }
+        }
+    }
+
+    /// Sends the pending events that follow the last one sent; a gap left is filled from the log.
+    fn drain(self: &Arc<Self>, market_id: &MarketId, feed: &Arc<MarketFeed>, order: &mut Order) {
+        let Some(mut last) = order.last else { return };
+        while let Some(entry) = order.pending.first_entry() {
+            let seq = *entry.key();
+            if seq > last + 1 {
+                break;
+            }
+            let event = entry.remove();
+            if seq == last + 1 {
+                last = seq;
+                // No receiver is not an error: the feed is dropped at the next sweep.
+                let _ = feed.tx.send(Arc::new(Delivery::new(event)));
+            }
+        }
+        order.last = Some(last);
+        if !order.pending.is_empty() && !order.filling {
+            order.filling = true;
+            let (hub, market_id, feed) = (self.clone(), market_id.clone(), feed.clone());
+            self.runtime.spawn(async move { hub.fill_gap(market_id, feed).await });
+        }
+    }
+
+    /// Waits briefly for the events missing before the pending ones, then reads them.
+    async fn fill_gap(self: Arc<Self>, market_id: MarketId, feed: Arc<MarketFeed>) {
+        tokio::time::sleep(GAP_WAIT).await;
+        loop {
+            let gap = {
+                let mut order = lock(&feed.order);
+                match (order.last, order.pending.keys().next().copied()) {
+                    (Some(last), Some(next)) if next > last + 1 => Some((last, next)),
+                    _ => {
+                        order.filling = false;
+                        None
+                    }
+                }
+            };
+            let Some((last, next)) = gap else { return };
+            let id = market_id.clone();
+            match self.store.read(move |c| log::market_events(c, &id, last, Some(next), i64::MAX)).await {
+                Ok(events) => {
+                    let mut order = lock(&feed.order);
+                    for event in events {
+                        if let Some(seq) = event.seq {
+                            order.pending.entry(seq).or_insert(event);
+                        }
+                    }
+                    order.filling = false;
+                    self.drain(&market_id, &feed, &mut order);
+                    return;
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, market_id = %market_id, "reading missed events failed; retrying");
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                }
+            }
+        }
+    }
+
+    /// Reads every watched market's events after the last one sent (after missing other
+    /// nodes' notifications).
+    pub async fn catch_up(self: &Arc<Self>) {
+        let feeds: Vec<(MarketId, Arc<MarketFeed>, i64)> =
+            lock(&self.markets).iter().filter_map(|(id, f)| lock(&f.order).last.map(|last| (id.clone(), f.clone(), last))).collect();
+        for (market_id, feed, last) in feeds {
+            let id = market_id.clone();
+            match self.store.read(move |c| log::market_events(c, &id, last, None, i64::MAX)).await {
+                Ok(events) => events.into_iter().for_each(|e| self.offer(&market_id, &feed, e)),
+                Err(e) => tracing::warn!(error = %e, market_id = %market_id, "catching up with the log failed"),
+            }
+        }
+    }
+
+    /// Delivers events committed here or on another node.
+    pub fn deliver(self: &Arc<Self>, events: Vec<Published>) {
+        for event in events {
+            if let Some(wallet_id) = &event.wallet_id {
+                if let Some(tx) = lock(&self.wallets).get(wallet_id) {
+                    let _ = tx.send(Arc::new(event.clone()));
+                }
+            }
+            if let Some(market_id) = &event.market_id {
+                let feed = lock(&self.markets).get(market_id).cloned();
+                if let Some(feed) = feed {
+                    let market_id = market_id.clone();
+                    self.offer(&market_id, &feed, event);
+                }
+            }
+        }
+    }
+}
+
+/// The store's publisher: hands each durable write's events to the hub.
+pub struct HubPublisher(pub Arc<Hub>);
+
+impl Publisher for HubPublisher {
+    fn publish(&self, events: Vec<Published>) {
+        self.0.deliver(events);
+    }
 }

@@ -1,5 +1,6 @@
 //! Nonces, sessions, refresh tokens, alt-network keys and the shared JWT secret.
 
+use crate::domain::event::Event;
 use super::sql::{query_opt_as, Conn, FromRow, Param, Row};
 use super::tenants;
 use crate::domain::session::{AltKey, Session};
@@ -98,8 +99,15 @@ pub fn session(c: &mut dyn Conn, id: &str) -> Result<Option<Session>> {
     query_opt_as(c, "SELECT id, provider_id, wallet_id, expires_at, revoked_at FROM sessions WHERE id = $1", &[Param::Text(id)])
 }
 
+/// Revokes a live session; its user streams end (`SessionEnded`).
 pub fn revoke_session(c: &mut dyn Conn, id: &str, now: Micros) -> Result<()> {
-    c.exec("UPDATE sessions SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL", &[Param::Int(now), Param::Text(id)])?;
+    let revoked = c.query(
+        "UPDATE sessions SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING wallet_id",
+        &[Param::Int(now), Param::Text(id)],
+    )?;
+    for row in revoked {
+        c.emit(Event::SessionEnded { wallet_id: row.text(0)?.into(), session_id: id.into() })?;
+    }
     Ok(())
 }
 

@@ -1,6 +1,7 @@
 //! The double-entry ledger: every balance change is one transfer row between two accounts
 //! (or the outside world), applied to both balances in the same transaction.
 
+use crate::domain::event::Event;
 use super::sql::{id_list, value_rows, Conn, Param};
 use crate::error::{Error, Result};
 
@@ -210,7 +211,22 @@ pub fn apply(c: &mut dyn Conn, transfers: &[Transfer<'_>]) -> Result<Touched, Tr
         }
         c.exec(&sql, &params)?;
     }
+    emit_wallet_balances(c, transfers, &touched)?;
     Ok(touched)
+}
+
+/// A `BalanceUpdated` for each wallet balance the transfers changed.
+fn emit_wallet_balances(c: &mut dyn Conn, transfers: &[Transfer<'_>], touched: &Touched) -> Result<(), TransferError> {
+    for account in touched.0.iter().filter(|a| a.before != a.after) {
+        let side = transfers.iter().find_map(|t| {
+            [&t.from, &t.to].into_iter().flatten().find(|s| s.id == account.id).map(|s| (s, t.token_id))
+        });
+        if let Some((Account { kind: Kind::Wallet, owner_id: Some(owner), .. }, token_id)) = side {
+            let event = Event::BalanceUpdated { wallet_id: (*owner).into(), token_id: token_id.to_string(), balance: account.after };
+            c.emit(event)?;
+        }
+    }
+    Ok(())
 }
 
 /// Applies one transfer. Returns (from balance after, to balance after); an absent side is 0.

@@ -236,8 +236,9 @@ pub fn create_market(c: &mut dyn Conn, m: NewMarket, now: Micros) -> Result<Mark
         },
     )
     .map_err(|e| ledger::map_transfer_error(e, "insufficient_treasury", "treasury"))?;
-    c.emit(Event::MarketCreated { market_id: MarketId::from(m.id.as_str()) })?;
-    market(c, &m.id, false)?.ok_or_else(|| Error::internal("created market vanished"))
+    let created = market(c, &m.id, false)?.ok_or_else(|| Error::internal("created market vanished"))?;
+    c.emit(Event::MarketCreated(created.clone()))?;
+    Ok(created)
 }
 
 fn ensure_editable(m: &Market) -> Result<()> {
@@ -273,8 +274,17 @@ pub fn update_market(c: &mut dyn Conn, provider_id: &str, id: &str, patch: Marke
             Param::Text(id),
         ],
     )?;
-    c.emit(Event::MarketUpdated { market_id: MarketId::from(id) })?;
-    market(c, id, false)?.ok_or_else(|| Error::internal("updated market vanished"))
+    let updated = market(c, id, false)?.ok_or_else(|| Error::internal("updated market vanished"))?;
+    c.emit(Event::MarketUpdated(updated.clone()))?;
+    if merged.ends_at != m.ends_at {
+        // A new closing time is announced anew when it passes; one already past, now.
+        let passed = merged.ends_at <= now;
+        c.exec("UPDATE markets SET close_announced = $1 WHERE id = $2", &[Param::Int(i64::from(passed)), Param::Text(id)])?;
+        if passed {
+            c.emit(Event::MarketClosed { market_id: updated.id.clone(), closes_at: merged.ends_at })?;
+        }
+    }
+    Ok(updated)
 }
 
 /// Adds an outcome. Before the first trade, b is recomputed for n+1 outcomes (all prices
@@ -318,8 +328,8 @@ pub fn create_outcome(c: &mut dyn Conn, provider_id: &str, market_id: &str, o: N
         ])?;
     }
     insert_outcome(c, market_id, &o)?;
-    c.emit(Event::OutcomeCreated { market_id: MarketId::from(market_id), outcome_id: OutcomeId::from(o.id.as_str()) })?;
     let m = market(c, market_id, false)?.ok_or_else(|| Error::internal("market vanished"))?;
+    c.emit(Event::OutcomeCreated { market: m.clone(), outcome_id: OutcomeId::from(o.id.as_str()) })?;
     Ok((m, o.id))
 }
 
@@ -343,8 +353,9 @@ pub fn update_outcome(c: &mut dyn Conn, provider_id: &str, market_id: &str, outc
         ],
     )?;
     c.exec("UPDATE markets SET updated_at = $1 WHERE id = $2", &[Param::Int(now), Param::Text(market_id)])?;
-    c.emit(Event::OutcomeUpdated { market_id: MarketId::from(market_id), outcome_id: OutcomeId::from(outcome_id) })?;
-    market(c, market_id, false)?.ok_or_else(|| Error::internal("market vanished"))
+    let m = market(c, market_id, false)?.ok_or_else(|| Error::internal("market vanished"))?;
+    c.emit(Event::OutcomeUpdated { market: m.clone(), outcome_id: OutcomeId::from(outcome_id) })?;
+    Ok(m)
 }
 
 /// Escapes LIKE wildcards so a search query matches literally.

@@ -5,6 +5,7 @@
 
 pub mod audit;
 pub mod auth;
+pub mod events;
 pub mod history;
 pub mod hot;
 pub mod idempotency;
@@ -22,9 +23,9 @@ use std::sync::Arc;
 
 use tracing::Instrument;
 
-use crate::domain::event::Event;
+use crate::domain::event::{Event, Published};
+use crate::domain::time::now_micros;
 use crate::error::{Error, Result};
-use crate::events::{Discard, Publisher};
 pub use settings::{StoreOptions, Undo};
 use sql::{Conn, Dialect, Param, Row};
 
@@ -34,10 +35,25 @@ pub enum Backend {
     Postgres(self::postgres::PostgresBackend),
 }
 
+/// Receives the events of each write after its commit is durable, in the order the writes
+/// answered. It must not block: it runs on the path of the write's response.
+pub trait Publisher: Send + Sync {
+    fn publish(&self, events: Vec<Published>);
+}
+
+/// Drops every event: nothing subscribes.
+pub struct Discard;
+
+impl Publisher for Discard {
+    fn publish(&self, _events: Vec<Published>) {}
+}
+
 #[derive(Clone)]
 pub struct Store {
     backend: Backend,
     publisher: Arc<dyn Publisher>,
+    /// This process among the nodes sharing a database (see `events::record`).
+    node: Arc<str>,
 }
 
 /// A DEBUG span per store call, named by the function that made the call (the closure's
@@ -102,13 +118,22 @@ impl Store {
     }
 
     fn with_backend(backend: Backend) -> Store {
-        Store { backend, publisher: Arc::new(Discard) }
+        Store { backend, publisher: Arc::new(Discard), node: Arc::from(crate::domain::ids::new_id()) }
     }
 
     /// Hands every later write's events to `publisher` (the store starts with one that
     /// discards them).
     pub fn set_publisher(&mut self, publisher: Arc<dyn Publisher>) {
         self.publisher = publisher;
+    }
+
+    /// This process's name in other nodes' event notifications.
+    pub fn node(&self) -> &str {
+        &self.node
+    }
+
+    pub fn backend(&self) -> &Backend {
+        &self.backend
     }
 
     /// Runs `op` in one write transaction; returns once it is durable.
@@ -130,10 +155,20 @@ impl Store {
         T: Send + 'static,
         F: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
     {
+        let node = self.node.clone();
         let op = move |c: &mut dyn Conn| {
             let mut conn = Emitting { conn: c, events: Vec::new() };
             let value = op(&mut conn)?;
-            Ok((value, conn.events))
+            let Emitting { events, .. } = conn;
+            let trades: Vec<&'static str> = events
+                .iter()
+                .filter_map(|e| match e {
+                    Event::TradeCreated(t) => Some(t.trade.transaction_type.as_str()),
+                    _ => None,
+                })
+                .collect();
+            let published = events::record(c, events, &node, now_micros())?;
+            Ok((value, published, trades))
         };
         let write = async {
             match &self.backend {
@@ -142,15 +177,13 @@ impl Store {
                 Backend::Postgres(b) => b.write(op).await,
             }
         };
-        let (value, events) = write.instrument(operation_span::<F>("write")).await?;
+        let (value, published, trades) = write.instrument(operation_span::<F>("write")).await?;
         // The commit is durable here: the backends answer only after it is.
-        for event in &events {
-            if let Event::TradeCreated(trade) = event {
-                crate::metrics::metrics().trades.get_or_create(&[("kind", trade.transaction_type.as_str())]).inc();
-            }
+        for kind in trades {
+            crate::metrics::metrics().trades.get_or_create(&[("kind", kind)]).inc();
         }
-        if !events.is_empty() {
-            self.publisher.publish(events);
+        if !published.is_empty() {
+            self.publisher.publish(published);
         }
         Ok(value)
     }

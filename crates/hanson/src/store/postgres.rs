@@ -21,6 +21,7 @@ use std::time::Duration;
 
 use ::postgres::error::SqlState;
 use ::postgres::types::{to_sql_checked, IsNull, ToSql, Type};
+use ::postgres::fallible_iterator::FallibleIterator;
 use ::postgres::{Client, Config, NoTls, Statement};
 use bytes::BytesMut;
 use tokio::sync::Semaphore;
@@ -44,6 +45,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (9, include_str!("../../migrations/postgres/0009_market_set_version.sql")),
     (10, include_str!("../../migrations/postgres/0010_market_filter_sort_indexes.sql")),
     (11, include_str!("../../migrations/postgres/0011_search_revisions.sql")),
+    (12, include_str!("../../migrations/postgres/0012_events.sql")),
 ];
 
 /// Key of the advisory lock that serializes migrations of nodes starting at the same time.
@@ -56,6 +58,15 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 const BEGIN_WRITE: &str = "BEGIN ISOLATION LEVEL READ COMMITTED";
 const BEGIN_READ: &str = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
+
+/// What a listening connection tells its caller.
+pub enum Notice<'a> {
+    /// Listening (again): notifications sent before now were missed.
+    Connected,
+    Payload(&'a str),
+    /// A second passed with nothing.
+    Idle,
+}
 
 #[derive(Clone)]
 pub struct PostgresBackend {
@@ -157,6 +168,35 @@ fn describe_target(config: &Config) -> String {
 }
 
 impl PostgresBackend {
+    /// Listens on `channel` with a connection of its own (outside the pool), telling `deliver`
+    /// of the connection, of each notification in commit order, and of each second without
+    /// one. Returns when `deliver` returns false, or with an error when the connection fails.
+    pub fn listen(&self, channel: &str, mut deliver: impl FnMut(Notice<'_>) -> bool) -> Result<()> {
+        let mut client = self
+            .pool
+            .config
+            .connect(NoTls)
+            .map_err(|e| Error::Unavailable(format!("cannot connect to PostgreSQL at {}: {}", self.pool.target, pg_error(&e))))?;
+        client.batch_execute(&format!("LISTEN {channel}")).map_err(|e| pg_error(&e))?;
+        if !deliver(Notice::Connected) {
+            return Ok(());
+        }
+        loop {
+            let next = client.notifications().timeout_iter(Duration::from_secs(1)).next();
+            let go_on = match next {
+                Ok(Some(n)) => deliver(Notice::Payload(n.payload())),
+                Ok(None) if client.is_closed() => {
+                    return Err(Error::Unavailable("the PostgreSQL listener connection closed".into()));
+                }
+                Ok(None) => deliver(Notice::Idle),
+                Err(e) => return Err(Error::Unavailable(format!("PostgreSQL listener: {}", pg_error(&e)))),
+            };
+            if !go_on {
+                return Ok(());
+            }
+        }
+    }
+
     /// Parses the URL, connects and migrates; fails with a readable error, never a panic.
     pub fn open(url: &str, options: &StoreOptions) -> Result<Self> {
         // The parser's messages never echo the URL, so a password cannot leak through them.

@@ -5,7 +5,8 @@ use sha2::{Digest, Sha256};
 use super::ledger::{self, Account, Kind, Transfer};
 use super::sql::{query_as, query_opt_as, Conn, FromRow, Param, Row};
 use crate::domain::money::Wei;
-use crate::domain::event::{Event, TransferKind};
+use crate::domain::event::Event;
+use crate::domain::ids::WalletId;
 use crate::domain::tenant::{Balance, Provider, Token, TransferReceipt, Transferred, TreasuryDeposit, Wallet, WalletTransfer};
 use crate::domain::time::{Micros, Timestamp};
 use crate::error::{Error, Result};
@@ -285,7 +286,14 @@ pub fn external_transfer(c: &mut dyn Conn, t: ExternalTransfer, now: Micros) -> 
             Param::Text(&serde_json::to_string(&response).map_err(Error::internal)?),
         ],
     )?;
-    let kind = if t.kind == ExternalKind::WalletWithdrawal { TransferKind::Withdrawal } else { TransferKind::Deposit };
-    c.emit(Event::TransferCompleted { transfer_id: id, kind })?;
+    let wallet_id = match &response {
+        TransferReceipt::Wallet(w) => Some(WalletId::from(w.wallet_id.as_str())),
+        TransferReceipt::Treasury(_) => None,
+    };
+    let event = match (t.kind, wallet_id) {
+        (ExternalKind::WalletWithdrawal, Some(wallet_id)) => Event::WithdrawalCompleted { receipt: response.clone(), wallet_id },
+        (_, wallet_id) => Event::DepositCompleted { receipt: response.clone(), wallet_id },
+    };
+    c.emit(event)?;
     Ok(Recorded { response, replayed: false })
 }

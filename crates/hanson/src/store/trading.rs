@@ -9,12 +9,12 @@ use super::ledger::{self, Account, Kind, Transfer};
 use super::markets;
 use super::positions::{self, active_positions};
 use super::sql::{Conn, Param};
-use crate::domain::event::Event;
+use crate::domain::event::{Event, OutcomePrice, TradeCreated};
 use crate::domain::ids::{MarketId, OutcomeId, PositionId, TradeId, WalletId};
 use crate::domain::market::{Market, MarketStatus};
 use crate::domain::money::Wei;
 use crate::domain::num::{mul_div, Rounding};
-use crate::domain::position::{Position, PositionStatus};
+use crate::domain::position::{Holding, Position, PositionStatus};
 use crate::domain::session::Session;
 use crate::domain::settlement::{
     payout_ratio_text, CancelRequest, Cancellation, ClaimReceipt, ClaimStatus, Resolution, ResolveRequest, UserRefund,
@@ -139,7 +139,8 @@ fn record_trade(c: &mut dyn Conn, t: &Trade, trader: &Trader, wallet_address: &s
         })
         .collect();
     let candles = history::insert_price_points(c, &t.market.id, &points, t.at)?;
-    c.emit(Event::TradeCreated(TradeRecord {
+    let prices = t.market.outcomes.iter().zip(f.new_prices).map(|(o, p)| OutcomePrice { outcome_id: o.id.clone(), price: p.to_string() }).collect();
+    let trade = TradeRecord {
         id: t.id.clone(),
         market_id: MarketId::from(t.market.id.as_str()),
         outcome_id: OutcomeId::from(o.id.as_str()),
@@ -152,7 +153,8 @@ fn record_trade(c: &mut dyn Conn, t: &Trade, trader: &Trader, wallet_address: &s
         fee: Wei(f.fee),
         net_amount: Wei(f.net_amount),
         created_at: Timestamp(t.at),
-    }))?;
+    };
+    c.emit(Event::TradeCreated(TradeCreated { trade, prices, total_volume: Wei(totals.market_volume), total_pool: Wei(f.pool_after) }))?;
     // Last, and infallible where the market is kept: a trade that failed before this point
     // left the copy untouched.
     let unkept = match c.hot() {
@@ -294,6 +296,7 @@ pub fn place_bet(c: &mut dyn Conn, trader: &Trader, address: &str, req: &BetRequ
         other => other,
     })?;
     positions::save_position(c, &position, stored_status)?;
+    c.emit(Event::PositionUpdated(Holding::value(position.clone(), quote.new_prices[index], (1, 1))))?;
     let fill = Fill {
         kind: TradeKind::Buy,
         amount: req.amount,
@@ -347,6 +350,7 @@ pub fn sell(c: &mut dyn Conn, trader: &Trader, address: &str, req: &SellRequest)
     position.updated_at = now;
     // `held` is active (filtered above).
     positions::save_position(c, &position, Some(PositionStatus::Active))?;
+    c.emit(Event::PositionUpdated(Holding::value(position.clone(), quote.new_prices[index], (1, 1))))?;
     let fill = Fill {
         kind: TradeKind::Sell,
         amount: quote.proceeds,
@@ -465,6 +469,8 @@ pub fn resolve(c: &mut dyn Conn, provider_id: &str, req: &ResolveRequest, now: M
             "UPDATE positions SET status = $1, updated_at = $2 WHERE id = $3",
             &[Param::Text(status.as_str()), Param::Int(now), Param::Text(&p.id)],
         )?;
+        let settled = Position { status, updated_at: now, ..p.clone() };
+        c.emit(Event::PositionUpdated(Holding::value(settled, lmsr::Price::from_raw(0), (num, den))))?;
     }
     let owed: u128 = positions
         .iter()
@@ -532,6 +538,8 @@ pub fn cancel(c: &mut dyn Conn, provider_id: &str, req: &CancelRequest, now: Mic
             "UPDATE positions SET status = $1, claimed_amount = $2, updated_at = $3 WHERE id = $4",
             &[Param::Text(PositionStatus::Refunded.as_str()), Param::Money(refund), Param::Int(now), Param::Text(&p.id)],
         )?;
+        let refunded = Position { status: PositionStatus::Refunded, claimed_amount: Some(refund), updated_at: now, ..p.clone() };
+        c.emit(Event::PositionUpdated(Holding::value(refunded, lmsr::Price::from_raw(0), (num, den))))?;
         total_refund += refund;
         match refunds.iter_mut().find(|r| r.wallet_id == p.wallet_id.as_str()) {
             Some(entry) => {
@@ -604,6 +612,8 @@ pub fn claim(c: &mut dyn Conn, trader: &Trader, position_id: &str, now: Micros) 
         "UPDATE positions SET status = $1, claimed_amount = $2, updated_at = $3 WHERE id = $4",
         &[Param::Text(PositionStatus::Claimed.as_str()), Param::Money(amount), Param::Int(now), Param::Text(&p.id)],
     )?;
+    let claimed = Position { status: PositionStatus::Claimed, claimed_amount: Some(amount), updated_at: now, ..p.clone() };
+    c.emit(Event::PositionUpdated(Holding::value(claimed, lmsr::Price::from_raw(0), (num, den))))?;
     let receipt = ClaimReceipt {
         claim_id,
         position_id: p.id,
@@ -618,6 +628,6 @@ pub fn claim(c: &mut dyn Conn, trader: &Trader, position_id: &str, now: Micros) 
         claimed_at: Timestamp(now),
         status: ClaimStatus::Completed,
     };
-    c.emit(Event::ClaimCompleted(receipt.clone()))?;
+    c.emit(Event::ClaimCompleted { receipt: receipt.clone(), wallet_id: trader.wallet_id.clone() })?;
     Ok(receipt)
 }

@@ -1,0 +1,107 @@
+//! The service's own event work: announcing closed markets, pruning the log, and on
+//! PostgreSQL hearing other nodes' events. All of it stops when the hub closes.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::Hub;
+use crate::domain::time::now_micros;
+use crate::store::events::{self as log, Retention};
+use crate::store::postgres::Notice;
+use crate::store::{Backend, Store};
+
+/// Checks for markets due a `market.closed` this often (CONTRACT: within 5 s).
+const CLOSE_CHECK: Duration = Duration::from_secs(1);
+/// Prunes the log this often.
+const PRUNE_EVERY: Duration = Duration::from_secs(60);
+
+/// Starts the work; `store` publishes to `hub`.
+pub fn start(hub: &Arc<Hub>, store: Store) {
+    if let Backend::Postgres(_) = store.backend() {
+        listen(hub.clone(), store.clone());
+    }
+    let hub = hub.clone();
+    tokio::spawn(async move {
+        let mut closing = hub.closing();
+        let mut ticks = tokio::time::interval(CLOSE_CHECK);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut last_prune = tokio::time::Instant::now();
+        loop {
+            tokio::select! {
+                _ = ticks.tick() => {}
+                _ = closing.changed() => break,
+            }
+            if *closing.borrow() {
+                break;
+            }
+            if let Err(e) = announce_closures(&store).await {
+                tracing::warn!(error = %e, "announcing closed markets failed");
+            }
+            if last_prune.elapsed() >= PRUNE_EVERY {
+                last_prune = tokio::time::Instant::now();
+                if let Err(e) = prune(&store).await {
+                    tracing::warn!(error = %e, "pruning the event log failed");
+                }
+                hub.sweep();
+            }
+        }
+    });
+}
+
+async fn announce_closures(store: &Store) -> crate::error::Result<()> {
+    let now = now_micros();
+    // A read first: the write (and on SQLite a group commit) only when one is due.
+    if store.read(move |c| log::closures_due(c, now)).await? {
+        store.write(move |c| log::announce_closures(c, now)).await?;
+    }
+    Ok(())
+}
+
+async fn prune(store: &Store) -> crate::error::Result<()> {
+    let long = store.read(|c| log::long_logs(c, &Retention::default())).await?;
+    let deleted = store.write(move |c| log::prune(c, now_micros(), &Retention::default(), &long)).await?;
+    tracing::debug!(deleted, "pruned the event log");
+    Ok(())
+}
+
+/// Hears other nodes' events on a thread of its own (the driver is blocking) and delivers
+/// them; after each (re)connection every watched market catches up from the log.
+fn listen(hub: Arc<Hub>, store: Store) {
+    let Backend::Postgres(pg) = store.backend().clone() else { return };
+    let runtime = tokio::runtime::Handle::current();
+    let closing = hub.closing();
+    let spawned = std::thread::Builder::new().name("hanson-events".into()).spawn(move || {
+        let node_prefix = format!("{}:", store.node());
+        while !*closing.borrow() {
+            let result = pg.listen(log::CHANNEL, |notice| {
+                if *closing.borrow() {
+                    return false;
+                }
+                match notice {
+                    Notice::Connected => runtime.block_on(hub.catch_up()),
+                    Notice::Payload(payload) => {
+                        // This node published its own events as it committed them.
+                        if payload.starts_with(&node_prefix) {
+                            return true;
+                        }
+                        let positions: Vec<i64> =
+                            payload.split_once(':').map_or("", |(_, list)| list).split(',').filter_map(|p| p.parse().ok()).collect();
+                        match runtime.block_on(store.read(move |c| log::at_positions(c, &positions))) {
+                            Ok(events) => hub.deliver(events),
+                            Err(e) => tracing::warn!(error = %e, "reading another node's events failed"),
+                        }
+                    }
+                    Notice::Idle => {}
+                }
+                true
+            });
+            if let Err(e) = result {
+                tracing::warn!(error = %e, "listening for other nodes' events failed; reconnecting");
+                std::thread::sleep(Duration::from_secs(1));
+            }
+        }
+    });
+    if let Err(e) = spawned {
+        tracing::error!(error = %e, "cannot start the event listener thread");
+    }
+}

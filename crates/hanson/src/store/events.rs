@@ -1,0 +1,195 @@
+//! The event log: a write's events recorded in its transaction, each market event numbered in
+//! its market's stream; reading a stream back (resume, gap filling, other nodes' events);
+//! announcing closed markets; pruning.
+
+use std::sync::Arc;
+
+use super::sql::{value_rows, Conn, Dialect, FromRow, Param, Row};
+use crate::domain::event::{Event, Published};
+use crate::domain::ids::{new_id, MarketId};
+use crate::domain::time::Micros;
+use crate::error::Result;
+
+/// The NOTIFY channel through which PostgreSQL nodes learn of each other's events.
+pub const CHANNEL: &str = "hanson_events";
+
+const COLUMNS: &str = "market_id, seq, wallet_id, type, envelope";
+
+impl FromRow for Published {
+    fn from_row(r: &Row) -> Result<Published> {
+        Ok(Published {
+            market_id: r.opt_text(0)?.map(MarketId),
+            seq: r.opt_int(1)?,
+            wallet_id: r.opt_text(2)?.map(Into::into),
+            kind: Arc::from(r.text(3)?),
+            envelope: Arc::from(r.text(4)?),
+        })
+    }
+}
+
+/// The market's last sequence number, 0 before its first event. Under the market's write
+/// lock the next event takes this plus one.
+pub fn current_seq(c: &mut dyn Conn, market_id: &str) -> Result<i64> {
+    c.query_one("SELECT COALESCE(MAX(seq), 0) FROM events WHERE market_id = $1", &[Param::Text(market_id)])?.int(0)
+}
+
+/// Records `events` in the current transaction and returns them as they will be published.
+/// Every operation that emits a market event holds the market's lock (or is SQLite's single
+/// writer), so numbering from the stored maximum is gapless. On PostgreSQL the same statement
+/// notifies the other nodes (`node` tells a node its own notifications).
+pub fn record(c: &mut dyn Conn, events: Vec<Event>, node: &str, now: Micros) -> Result<Vec<Published>> {
+    if events.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut last_seqs: Vec<(MarketId, i64)> = Vec::new();
+    let mut rows: Vec<(String, Published)> = Vec::with_capacity(events.len());
+    for event in &events {
+        let seq = match event.market_stream() {
+            None => None,
+            Some(market_id) => {
+                let index = match last_seqs.iter().position(|(m, _)| m == market_id) {
+                    Some(i) => i,
+                    None => {
+                        last_seqs.push((market_id.clone(), current_seq(c, market_id)?));
+                        last_seqs.len() - 1
+                    }
+                };
+                last_seqs[index].1 += 1;
+                Some(last_seqs[index].1)
+            }
+        };
+        let id = new_id();
+        let envelope = event.envelope(&id, now, seq)?;
+        let published = Published {
+            kind: Arc::from(event.kind()),
+            market_id: event.market_stream().cloned(),
+            seq,
+            wallet_id: event.wallet().cloned(),
+            envelope: Arc::from(envelope),
+        };
+        rows.push((id, published));
+    }
+    let insert = format!(
+        "INSERT INTO events (id, market_id, seq, wallet_id, type, created_at, envelope) VALUES {}",
+        value_rows(rows.len(), 7)
+    );
+    let mut params: Vec<Param<'_>> = Vec::with_capacity(rows.len() * 7 + 1);
+    for (id, p) in &rows {
+        params.extend([
+            Param::Text(id),
+            p.market_id.as_deref().into(),
+            p.seq.map_or(Param::Null, Param::Int),
+            p.wallet_id.as_deref().into(),
+            Param::Text(&p.kind),
+            Param::Int(now),
+            Param::Text(&p.envelope),
+        ]);
+    }
+    match c.dialect() {
+        Dialect::Sqlite => {
+            c.exec(&insert, &params)?;
+        }
+        Dialect::Postgres => {
+            let notify = format!(
+                "WITH written AS ({insert} RETURNING position) \
+                 SELECT pg_notify('{CHANNEL}', ${} || string_agg(position::text, ',')) FROM written",
+                params.len() + 1
+            );
+            let prefix = format!("{node}:");
+            params.push(Param::Text(&prefix));
+            c.query(&notify, &params)?;
+        }
+    }
+    Ok(rows.into_iter().map(|(_, p)| p).collect())
+}
+
+/// The market's events with `after < seq < before`, in order (at most `limit`).
+pub fn market_events(c: &mut dyn Conn, market_id: &str, after: i64, before: Option<i64>, limit: i64) -> Result<Vec<Published>> {
+    let sql = format!("SELECT {COLUMNS} FROM events WHERE market_id = $1 AND seq > $2 AND seq < $3 ORDER BY seq LIMIT $4");
+    super::sql::query_as(
+        c,
+        &sql,
+        &[Param::Text(market_id), Param::Int(after), Param::Int(before.unwrap_or(i64::MAX)), Param::Int(limit)],
+    )
+}
+
+/// The lowest sequence number the log still holds of the market (None: it holds none).
+pub fn first_kept_seq(c: &mut dyn Conn, market_id: &str) -> Result<Option<i64>> {
+    c.query_one("SELECT MIN(seq) FROM events WHERE market_id = $1", &[Param::Text(market_id)])?.opt_int(0)
+}
+
+/// Rows by their log positions (another node's notification), in log order.
+pub fn at_positions(c: &mut dyn Conn, positions: &[i64]) -> Result<Vec<Published>> {
+    if positions.is_empty() {
+        return Ok(Vec::new());
+    }
+    let list = positions.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+    let sql = format!("SELECT {COLUMNS} FROM events WHERE position IN ({list}) ORDER BY position");
+    super::sql::query_as(c, &sql, &[])
+}
+
+/// Emits `market.closed` for every open market whose closing time has passed and that was
+/// not announced; the rows' locks make one node do it once. Returns how many.
+pub fn announce_closures(c: &mut dyn Conn, now: Micros) -> Result<usize> {
+    let closed = c.query(
+        "UPDATE markets SET close_announced = 1 WHERE close_announced = 0 AND ends_at <= $1 AND status = 'active' \
+         RETURNING id, ends_at",
+        &[Param::Int(now)],
+    )?;
+    let count = closed.len();
+    for row in closed {
+        c.emit(Event::MarketClosed { market_id: MarketId(row.text(0)?), closes_at: row.int(1)? })?;
+    }
+    Ok(count)
+}
+
+/// Whether some market is due a `market.closed` (a cheap read before a write).
+pub fn closures_due(c: &mut dyn Conn, now: Micros) -> Result<bool> {
+    let row = c.query_opt(
+        "SELECT 1 FROM markets WHERE close_announced = 0 AND ends_at <= $1 AND status = 'active' LIMIT 1",
+        &[Param::Int(now)],
+    )?;
+    Ok(row.is_some())
+}
+
+/// What the log keeps: every event younger than `keep_for`, and each market's last `keep_last`.
+pub struct Retention {
+    pub keep_for: Micros,
+    pub keep_last: i64,
+}
+
+impl Default for Retention {
+    fn default() -> Self {
+        Retention { keep_for: 24 * 3600 * 1_000_000, keep_last: 10_000 }
+    }
+}
+
+/// The markets whose log holds more than `retention.keep_last` events, with their last seq:
+/// the only ones with market events to prune (index probes per market, on a read snapshot).
+pub fn long_logs(c: &mut dyn Conn, retention: &Retention) -> Result<Vec<(String, i64)>> {
+    let mut long = Vec::new();
+    for row in c.query("SELECT id FROM markets", &[])? {
+        let market_id = row.text(0)?;
+        let span = c.query_one("SELECT MIN(seq), MAX(seq) FROM events WHERE market_id = $1", &[Param::Text(&market_id)])?;
+        if let (Some(first), Some(last)) = (span.opt_int(0)?, span.opt_int(1)?) {
+            if last - first >= retention.keep_last {
+                long.push((market_id, last));
+            }
+        }
+    }
+    Ok(long)
+}
+
+/// Deletes what `retention` no longer keeps: events older than `keep_for` that are not among
+/// the last `keep_last` of their market (`long` from [`long_logs`]). Returns the rows deleted.
+pub fn prune(c: &mut dyn Conn, now: Micros, retention: &Retention, long: &[(String, i64)]) -> Result<u64> {
+    let cutoff = now - retention.keep_for;
+    let mut deleted = c.exec("DELETE FROM events WHERE market_id IS NULL AND created_at < $1", &[Param::Int(cutoff)])?;
+    for (market_id, last) in long {
+        deleted += c.exec(
+            "DELETE FROM events WHERE market_id = $1 AND seq <= $2 AND created_at < $3",
+            &[Param::Text(market_id), Param::Int(last - retention.keep_last), Param::Int(cutoff)],
+        )?;
+    }
+    Ok(deleted)
+}
