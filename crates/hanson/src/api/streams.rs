@@ -29,13 +29,12 @@ use super::openapi::{E401, E404, E422};
 use super::state::AppState;
 use crate::domain::event::Published;
 use crate::domain::ids::{MarketId, SessionId, WalletId};
-use crate::domain::page::{Direction, PageRequest, Sort};
 use crate::domain::position::Holding;
 use crate::domain::tenant::Balance;
 use crate::domain::views::MarketDetail;
 use crate::error::{Error, Result};
 use crate::events::{sse_frame, Delivery, First, Hub, MarketSubscription, Start, StreamPermit};
-use crate::store::history::{self, HoldingsQuery};
+use crate::store::history;
 use crate::store::tenants;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -222,15 +221,7 @@ async fn user_snapshot(app: &AppState, wallet_id: &WalletId) -> Result<UserSnaps
     app.store
         .read(move |c| {
             let balances = tenants::balances(c, "wallet", &wallet_id)?;
-            let query = HoldingsQuery {
-                wallet_id,
-                market_id: None,
-                outcome_id: None,
-                status: None,
-                page: PageRequest { page: 1, per_page: i64::MAX },
-                sort: Sort { field: "created_at".into(), direction: Direction::Asc },
-            };
-            Ok(UserSnapshot { balances, positions: history::holdings(c, &query)?.data })
+            Ok(UserSnapshot { balances, positions: history::wallet_holdings(c, &wallet_id)? })
         })
         .await
 }

@@ -92,7 +92,7 @@ pub fn record(c: &mut dyn Conn, events: Vec<Event>, node: &str, now: Micros) -> 
         Dialect::Postgres => {
             let notify = format!(
                 "WITH written AS ({insert} RETURNING position) \
-                 SELECT pg_notify('{CHANNEL}', ${} || string_agg(position::text, ',')) FROM written",
+                 SELECT pg_notify('{CHANNEL}', ${} || string_agg(position::text, ','))::text FROM written",
                 params.len() + 1
             );
             let prefix = format!("{node}:");

@@ -42,6 +42,14 @@ fn value_position(c: &mut dyn Conn, p: Position, markets_seen: &mut Seen) -> Res
     Ok(Holding::value(p, prices[index], *terms))
 }
 
+/// Every position of a wallet, valued, oldest first (the user stream's snapshot).
+pub fn wallet_holdings(c: &mut dyn Conn, wallet_id: &str) -> Result<Vec<Holding>> {
+    let sql = format!("SELECT {POSITION_COLUMNS} FROM positions WHERE wallet_id = $1 ORDER BY created_at, id");
+    let positions: Vec<Position> = query_as(c, &sql, &[Param::Text(wallet_id)])?;
+    let mut seen = HashMap::new();
+    positions.into_iter().map(|p| value_position(c, p, &mut seen)).collect()
+}
+
 /// Only the caller's positions. Values depend on live prices, so sorting happens here.
 pub fn holdings(c: &mut dyn Conn, q: &HoldingsQuery) -> Result<Page<Holding>> {
     let mut clauses = vec!["wallet_id = $1".to_string()];
