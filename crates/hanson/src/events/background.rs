@@ -17,9 +17,7 @@ const PRUNE_EVERY: Duration = Duration::from_secs(60);
 
 /// Starts the work; `store` publishes to `hub`.
 pub fn start(hub: &Arc<Hub>, store: Store) {
-    if let Backend::Postgres(_) = store.backend() {
-        listen(hub.clone(), store.clone());
-    }
+    listen(hub, &store);
     let hub = hub.clone();
     tokio::spawn(async move {
         let mut closing = hub.closing();
@@ -65,28 +63,27 @@ async fn prune(store: &Store) -> crate::error::Result<()> {
 }
 
 /// Hears other nodes' events on a thread of its own (the driver is blocking) and delivers
-/// them; after each (re)connection every watched market catches up from the log.
-fn listen(hub: Arc<Hub>, store: Store) {
+/// them; after each (re)connection every watched market catches up from the log. The thread
+/// holds the hub weakly and ends with it.
+fn listen(hub: &Arc<Hub>, store: &Store) {
     let Backend::Postgres(pg) = store.backend().clone() else { return };
     let runtime = tokio::runtime::Handle::current();
     let closing = hub.closing();
+    let hub = Arc::downgrade(hub);
+    let node_prefix = format!("{}:", store.node());
+    let stopped = move || *closing.borrow() || closing.has_changed().is_err();
     let spawned = std::thread::Builder::new().name("hanson-events".into()).spawn(move || {
-        let node_prefix = format!("{}:", store.node());
-        while !*closing.borrow() {
+        while !stopped() {
             let result = pg.listen(log::CHANNEL, |notice| {
-                if *closing.borrow() {
-                    return false;
-                }
+                let Some(hub) = hub.upgrade().filter(|_| !stopped()) else { return false };
                 match notice {
                     Notice::Connected => runtime.block_on(hub.catch_up()),
+                    // This node published its own events as it committed them.
+                    Notice::Payload(payload) if payload.starts_with(&node_prefix) => {}
                     Notice::Payload(payload) => {
-                        // This node published its own events as it committed them.
-                        if payload.starts_with(&node_prefix) {
-                            return true;
-                        }
                         let positions: Vec<i64> =
                             payload.split_once(':').map_or("", |(_, list)| list).split(',').filter_map(|p| p.parse().ok()).collect();
-                        match runtime.block_on(store.read(move |c| log::at_positions(c, &positions))) {
+                        match runtime.block_on(hub.read_positions(positions)) {
                             Ok(events) => hub.deliver(events),
                             Err(e) => tracing::warn!(error = %e, "reading another node's events failed"),
                         }

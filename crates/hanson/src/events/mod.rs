@@ -354,6 +354,11 @@ impl Hub {
         }
     }
 
+    /// Events by their log positions (another node's notification).
+    pub async fn read_positions(&self, positions: Vec<i64>) -> Result<Vec<Published>> {
+        self.store.read(move |c| log::at_positions(c, &positions)).await
+    }
+
     /// Delivers events committed here or on another node.
     pub fn deliver(self: &Arc<Self>, events: Vec<Published>) {
         for event in events {
