@@ -95,11 +95,13 @@ pub struct Server {
 }
 
 impl Server {
-    pub fn launch(bin: &Path, database_url: &str, log_dir: &Path) -> Result<Server> {
+    /// `hanson serve` on a random port; `extra` are further `serve` flags.
+    pub fn launch(bin: &Path, database_url: &str, log_dir: &Path, extra: &[&str]) -> Result<Server> {
         let log = log_dir.join(format!("hanson-serve-{}.log", uuid::Uuid::new_v4().simple()));
         let log_file = std::fs::File::create(&log)?;
         let mut child = Command::new(bin)
             .args(["serve", "--listen", "127.0.0.1:0", "--database-url", database_url, "--auth-rate-per-ip", "0"])
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(log_file)
@@ -122,6 +124,10 @@ impl Server {
             let _ = reader.read_to_end(&mut sink);
         });
         Ok(Server { child, base, log })
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// None while running; the exit status once it has died.
@@ -178,4 +184,71 @@ pub fn audit(bin: &Path, database_url: &str) -> Result<(bool, String)> {
         report = String::from_utf8_lossy(&out.stderr).trim().to_string();
     }
     Ok((out.status.success(), report))
+}
+
+/// The resident set size of a process in KiB (`VmRSS` of /proc/PID/status).
+pub fn rss_kib(pid: u32) -> Result<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).map_err(|e| format!("cannot read /proc/{pid}/status: {e}"))?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .ok_or_else(|| format!("no VmRSS in /proc/{pid}/status").into())
+}
+
+/// Raises this process's soft open-file limit to the hard limit (a server launched later
+/// inherits it) and checks that `needed` descriptors fit. Returns the soft limit now in force.
+pub fn raise_fd_limit(needed: u64) -> Result<u64> {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit/setrlimit only read or write the struct passed by pointer.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
+        return Err(format!("getrlimit(RLIMIT_NOFILE): {}", std::io::Error::last_os_error()).into());
+    }
+    if lim.rlim_cur < lim.rlim_max {
+        let raised = libc::rlimit { rlim_cur: lim.rlim_max, rlim_max: lim.rlim_max };
+        // SAFETY: as above.
+        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+            lim.rlim_cur = lim.rlim_max;
+        }
+    }
+    #[allow(clippy::unnecessary_cast)] // rlim_t is not u64 on every target
+    let soft = lim.rlim_cur as u64;
+    if soft < needed {
+        return Err(format!(
+            "this run needs about {needed} open files but the limit is {soft} (hard {}); raise it (ulimit -n) or pass fewer --subscribers",
+            lim.rlim_max
+        )
+        .into());
+    }
+    Ok(soft)
+}
+
+/// CPU time (user + system) of a process, or of this process's threads named `thread` (as
+/// /proc shows thread names, at most 15 bytes), in seconds.
+pub fn cpu_seconds(pid: u32, thread: Option<&str>) -> Option<f64> {
+    fn ticks(stat: &str) -> Option<(String, u64)> {
+        let open = stat.find('(')?;
+        let close = stat.rfind(')')?;
+        let comm = stat[open + 1..close].to_string();
+        let fields: Vec<&str> = stat[close + 1..].split_whitespace().collect();
+        // After the name: state is field 3, utime 14, stime 15.
+        let utime: u64 = fields.get(11)?.parse().ok()?;
+        let stime: u64 = fields.get(12)?.parse().ok()?;
+        Some((comm, utime + stime))
+    }
+    // SAFETY: sysconf only reads a configuration value.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let hz = if hz > 0 { hz as f64 } else { 100.0 };
+    let total = match thread {
+        None => ticks(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)?.1,
+        Some(name) => std::fs::read_dir(format!("/proc/{pid}/task"))
+            .ok()?
+            .filter_map(|e| e.ok())
+            .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+            .filter_map(|s| ticks(&s))
+            .filter(|(comm, _)| comm == name)
+            .map(|(_, t)| t)
+            .sum(),
+    };
+    Some(total as f64 / hz)
 }

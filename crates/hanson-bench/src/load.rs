@@ -40,6 +40,11 @@ pub struct RunStats {
     pub seconds: f64,
     pub kinds: HashMap<&'static str, KindStats>,
     pub errors: BTreeMap<String, u64>,
+    /// Every successful request of the run, warm-up and tail included (the stream scenarios
+    /// compare it with the events each subscriber received).
+    pub ok_total: u64,
+    /// Every failed request of the run, warm-up and tail included.
+    pub errors_total: u64,
 }
 
 impl RunStats {
@@ -52,6 +57,8 @@ impl RunStats {
         for (key, n) in other.errors {
             *self.errors.entry(key).or_default() += n;
         }
+        self.ok_total += other.ok_total;
+        self.errors_total += other.errors_total;
     }
 
     pub fn ok(&self) -> u64 {
@@ -92,7 +99,7 @@ pub struct Percentiles {
 }
 
 impl Percentiles {
-    fn of(v: &mut [u32]) -> Percentiles {
+    pub fn of(v: &mut [u32]) -> Percentiles {
         if v.is_empty() {
             return Percentiles::default();
         }
@@ -131,6 +138,10 @@ where
                 let (next, sample) = step(state).await;
                 state = next;
                 let t1 = Instant::now();
+                match &sample.error {
+                    None => stats.ok_total += 1,
+                    Some(_) => stats.errors_total += 1,
+                }
                 match sample.error {
                     None => {
                         let k = stats.kinds.entry(sample.kind).or_default();

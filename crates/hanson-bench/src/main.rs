@@ -5,6 +5,8 @@ mod env;
 mod load;
 mod rng;
 mod seed;
+mod sse;
+mod streams;
 mod workers;
 
 use std::path::PathBuf;
@@ -19,12 +21,27 @@ use api::{Api, Market, MarketSpec, Provider, ONE_TOKEN};
 use env::{Database, Result, Server};
 use load::{drive, RunStats};
 
-const SCENARIOS: &[&str] = &["hot_market", "many_markets", "search", "price_history"];
+const SCENARIOS: &[&str] = &["hot_market", "many_markets", "search", "price_history", "stream_fanout", "stream_idle"];
 
 #[derive(Parser, Clone)]
-#[command(name = "hanson-bench", about = "Load generator for the Hanson prediction-market service")]
+#[command(
+    name = "hanson-bench",
+    about = "Load generator for the Hanson prediction-market service",
+    after_help = "Scenarios (default: all, in this order):
+  hot_market     one market, every client trades on it
+  many_markets   the same trade load spread over --markets markets
+  search         POST /v1/markets/search over --search-markets bulk-seeded markets
+  price_history  POST /v1/markets/price-history/search over --price-points seeded points
+  stream_fanout  the hot_market load without, then with --subscribers (1000) SSE subscribers
+                 on the market: trades/s and its ratio to the baseline, every subscriber
+                 checked for every trade.created with gapless seq, delivery lag p50/p99/max
+  stream_idle    --subscribers (10000) idle SSE subscribers on one market: the server's RSS
+                 per subscriber and sequential GET /healthz latency while they are held
+See crates/hanson-bench/README.md for the output fields."
+)]
 struct Args {
-    /// Run one scenario: hot_market, many_markets, search or price_history (default: all, in that order).
+    /// Run one scenario: hot_market, many_markets, search, price_history, stream_fanout or
+    /// stream_idle (default: all, in that order).
     #[arg(long)]
     scenario: Option<String>,
     /// Concurrent keep-alive clients.
@@ -72,6 +89,17 @@ struct Args {
     /// The hanson binary (default: `hanson` next to this binary).
     #[arg(long)]
     hanson_bin: Option<PathBuf>,
+    /// SSE subscribers of the stream scenarios (default: 1000 for stream_fanout, 10000 for
+    /// stream_idle).
+    #[arg(long)]
+    subscribers: Option<usize>,
+    /// With --url: the server's process id, for stream_idle's memory per subscriber (read from
+    /// /proc/PID/status; without it that figure is skipped).
+    #[arg(long)]
+    server_pid: Option<u32>,
+    /// Sequential GET /healthz requests of stream_idle (before and while the subscribers are held).
+    #[arg(long, default_value_t = 2000)]
+    healthz_requests: usize,
 }
 
 impl Args {
@@ -288,7 +316,7 @@ async fn run_scenario(args: &Args, name: &'static str) -> Result<ScenarioResult>
     let mut target = match &args.url {
         Some(url) => Target { server: None, base: url.trim_end_matches('/').to_string() },
         None => {
-            let server = Server::launch(&bin, &db.url, &db.scratch_dir())?;
+            let server = Server::launch(&bin, &db.url, &db.scratch_dir(), &[])?;
             let base = server.base.clone();
             Target { server: Some(server), base }
         }
@@ -346,7 +374,7 @@ async fn run_scenario(args: &Args, name: &'static str) -> Result<ScenarioResult>
             eprintln!("[{name}] seeded in {seconds:.1} s");
             seed_info = Some(json!({ "markets": count + 3, "method": "bulk_sql", "seconds": round(seconds, 1) }));
             if owned {
-                let server = Server::launch(&bin, &db.url, &db.scratch_dir())?;
+                let server = Server::launch(&bin, &db.url, &db.scratch_dir(), &[])?;
                 target.base = server.base.clone();
                 target.server = Some(server);
             }
@@ -365,7 +393,7 @@ async fn run_scenario(args: &Args, name: &'static str) -> Result<ScenarioResult>
             eprintln!("[{name}] seeded in {seconds:.1} s");
             seed_info = Some(json!({ "price_points": args.price_points, "days": args.history_days, "method": "bulk_sql", "seconds": round(seconds, 1) }));
             if owned {
-                let server = Server::launch(&bin, &db.url, &db.scratch_dir())?;
+                let server = Server::launch(&bin, &db.url, &db.scratch_dir(), &[])?;
                 target.base = server.base.clone();
                 target.server = Some(server);
             }
@@ -453,6 +481,21 @@ fn main() -> ExitCode {
     let mut failed = false;
     let mut lines = Vec::new();
     for name in names {
+        if name.starts_with("stream_") {
+            match runtime.block_on(streams::run(&args, name)) {
+                Ok(r) => {
+                    println!("{}", r.text);
+                    failed |= r.failed;
+                    lines.push(ordered_json(r.fields));
+                }
+                Err(e) => {
+                    eprintln!("error: scenario {name}: {e}");
+                    failed = true;
+                    lines.push(ordered_json(vec![("scenario", json!(name)), ("error", json!(e.to_string()))]));
+                }
+            }
+            continue;
+        }
         match runtime.block_on(run_scenario(&args, name)) {
             Ok(r) => {
                 print_summary(&r);
