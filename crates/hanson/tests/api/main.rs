@@ -23,5 +23,6 @@ mod openapi;
 mod previews;
 mod proxies;
 mod schema;
+mod streams;
 mod trading;
 mod users;

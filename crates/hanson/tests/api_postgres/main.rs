@@ -42,6 +42,8 @@ mod previews;
 mod proxies;
 #[path = "../api/schema.rs"]
 mod schema;
+#[path = "../api/streams.rs"]
+mod streams;
 #[path = "../api/trading.rs"]
 mod trading;
 #[path = "../api/users.rs"]
@@ -51,3 +53,4 @@ mod users;
 mod multinode;
 mod nodes;
 mod outage;
+mod streams_multinode;
