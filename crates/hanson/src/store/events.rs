@@ -153,6 +153,7 @@ pub fn closures_due(c: &mut dyn Conn, now: Micros) -> Result<bool> {
 }
 
 /// What the log keeps: every event younger than `keep_for`, and each market's last `keep_last`.
+#[derive(Debug, Clone, Copy)]
 pub struct Retention {
     pub keep_for: Micros,
     pub keep_last: i64,

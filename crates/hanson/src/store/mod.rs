@@ -207,3 +207,68 @@ impl Store {
         self.read(|c| c.query_one("SELECT 1", &[]).map(|_| ())).await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::sync::Mutex;
+
+    use super::*;
+
+    struct Capture(Mutex<Vec<Published>>);
+
+    impl Publisher for Capture {
+        fn publish(&self, events: Vec<Published>) {
+            self.0.lock().unwrap().extend(events);
+        }
+    }
+
+    fn balance_of(wallet: &str) -> Event {
+        Event::BalanceUpdated { wallet_id: wallet.into(), token_id: "token".into(), balance: 1 }
+    }
+
+    /// A write that fails after writing takes its SQLite group commit back: neither its
+    /// events nor those of its batch mates are published or kept; every write that answered
+    /// success has its events in the log and published, once.
+    #[tokio::test]
+    async fn a_rolled_back_batch_publishes_and_keeps_no_event() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut store = Store::open(&format!("sqlite://{}", dir.path().join("events.db").display())).expect("open");
+        let capture = Arc::new(Capture(Mutex::default()));
+        store.set_publisher(capture.clone());
+        let spoiler = tokio::spawn({
+            let store = store.clone();
+            async move {
+                store
+                    .write_with(Undo::WholeBatch, |c| {
+                        c.emit(balance_of("spoiler"))?;
+                        c.exec("INSERT INTO schema_migrations (version, applied_at) VALUES (999999, 0)", &[])?;
+                        Err::<(), _>(Error::rule("late_failure", "failed after writing"))
+                    })
+                    .await
+            }
+        });
+        let mates: Vec<_> = (0..8)
+            .map(|i| {
+                let store = store.clone();
+                tokio::spawn(async move { store.write(move |c| c.emit(balance_of(&format!("mate{i}")))).await })
+            })
+            .collect();
+        assert!(matches!(spoiler.await.expect("task"), Err(Error::Rule { code: "late_failure", .. })));
+        let mut answered_ok = BTreeSet::new();
+        for (i, mate) in mates.into_iter().enumerate() {
+            if mate.await.expect("task").is_ok() {
+                answered_ok.insert(format!("mate{i}"));
+            }
+        }
+        let published: Vec<String> =
+            capture.0.lock().unwrap().iter().map(|e| e.wallet_id.as_ref().expect("a wallet event").to_string()).collect();
+        assert_eq!(published.iter().cloned().collect::<BTreeSet<_>>(), answered_ok);
+        assert_eq!(published.len(), answered_ok.len(), "each published once: {published:?}");
+        let kept: BTreeSet<String> = store
+            .read(|c| c.query("SELECT wallet_id FROM events", &[])?.iter().map(|r| r.text(0)).collect())
+            .await
+            .expect("read the log");
+        assert_eq!(kept, answered_ok);
+    }
+}

@@ -715,6 +715,25 @@ async fn resume_replays_exactly_the_missed_events() {
         assert_eq!(e["data"]["trade"]["id"], bet["bet_id"]);
     }
 
+    // The log pruned down to the last 3 events (seqs 7 to 9): a resume point whose
+    // successors are gone gets a snapshot; one whose successors are all kept, a replay.
+    let retention = hanson::store::events::Retention { keep_for: 0, keep_last: 3 };
+    let pruner = hanson::store::Store::open(&f.app.database_url).expect("open the store");
+    let long = pruner.read(move |c| hanson::store::events::long_logs(c, &retention)).await.expect("long logs");
+    let now = hanson::domain::time::now_micros();
+    let pruned = pruner.write(move |c| hanson::store::events::prune(c, now, &retention, &long)).await.expect("prune");
+    assert!(pruned >= 6, "seqs 1 to 6 and the wallet events are pruned: {pruned}");
+    let d = detail(&f.app, &id).await;
+    for resume in ["0", "2", "5"] {
+        let mut gone = Sse::market(client, base, &id, "", &[("Last-Event-ID", resume)]).await;
+        expect_snapshot(&mut gone, 9, &d).await;
+    }
+    let mut kept = Sse::market(client, base, &id, "?after_seq=6", &[]).await;
+    for seq in 7..=9u64 {
+        market_event(&kept.next_event().await, "trade.created", &id, seq);
+    }
+    kept.assert_quiet(Duration::from_millis(200)).await;
+
     // Resume points that are not non-negative integers, and unknown markets.
     for bad in ["-1", "abc", "1.5", "0x10", "1e3"] {
         let r = f.app.get(&format!("/v1/markets/{id}/events?after_seq={bad}"), None).await;
