@@ -107,6 +107,8 @@ pub struct SubStats {
     /// Events whose seq was not above the previous one.
     pub repeats: u64,
     pub pings: u64,
+    /// Body bytes read (chunk framing included).
+    pub bytes: u64,
     /// `trade.created` whose timestamp lay after the local receive time (clamped to 0).
     pub negative_lags: u64,
     /// Events without a readable timestamp (no lag recorded).
@@ -454,6 +456,7 @@ impl<'a> Subscriber<'a> {
             }
             // One clock reading per read: every event in it arrived by now.
             let now = hanson::domain::time::now_micros();
+            self.stats.bytes += n as u64;
             if self.feed(&buf[..n], now)? {
                 return Err("stream ended by the server".into());
             }

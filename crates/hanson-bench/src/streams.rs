@@ -216,6 +216,7 @@ async fn fanout(args: &Args, n: usize) -> Result<Report> {
     let (mut min_trades, mut max_trades) = (u64::MAX, 0);
     let (mut missing, mut gaps, mut missing_seqs, mut repeats, mut protocol, mut mismatches, mut negative, mut bad_ts) = (0u64, 0, 0, 0, 0, 0, 0, 0);
     let mut first_problem: Option<String> = None;
+    let bytes: u64 = stats.iter().map(|st| st.bytes).sum();
     for st in &stats {
         if let Some(why) = &st.ended {
             *ended.entry(why.clone()).or_default() += 1;
@@ -287,6 +288,7 @@ async fn fanout(args: &Args, n: usize) -> Result<Report> {
         ("lag_p99_ms", round(lags.percentile_ms(99.0), 2)),
         ("lag_max_ms", round(lags.max_us as f64 / 1000.0, 2)),
         ("lag_events", json!(lags.count)),
+        ("bytes_per_event", round(bytes as f64 / lags.count.max(1) as f64, 0)),
         ("connect_s", round(connect_s, 2)),
         ("drain_s", round(drain_s, 2)),
         ("server_cores_baseline", cores_json(server_cores_b)),
@@ -345,6 +347,7 @@ async fn fanout(args: &Args, n: usize) -> Result<Report> {
         lags.count,
         if negative > 0 { format!(" ({negative} negative, counted as 0)") } else { String::new() }
     );
+    let _ = writeln!(t, "stream bytes: {:.0} per trade event (SSE framing and chunking included), {:.1} MiB in all", bytes as f64 / lags.count.max(1) as f64, bytes as f64 / 1048576.0);
     let fmt = |v: Option<f64>| v.map_or("?".to_string(), |c| format!("{c:.2}"));
     let _ = writeln!(
         t,
