@@ -17,7 +17,6 @@ use axum::Extension;
 use bytes::{Bytes, BytesMut};
 use http_body::Frame;
 use serde::{Deserialize, Serialize};
-use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::sync::{broadcast, mpsc, watch};
 use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
@@ -33,7 +32,7 @@ use crate::domain::position::Holding;
 use crate::domain::tenant::Balance;
 use crate::domain::views::MarketDetail;
 use crate::error::{Error, Result};
-use crate::events::{sse_frame, Delivery, First, Hub, MarketSubscription, Start, StreamPermit};
+use crate::events::{sse_frame, Delivery, First, Hub, Live, MarketSubscription, Start, StreamPermit};
 use crate::store::history;
 use crate::store::tenants;
 
@@ -146,26 +145,15 @@ fn snapshot_json(seq: i64, market: &MarketDetail) -> String {
     serde_json::to_string(&MarketSnapshot { seq, market }).unwrap_or_default()
 }
 
-/// Live deliveries after `covered`, as many as are waiting: `None` when the stream must end
-/// (lagged too far, or the hub is gone).
-fn take_waiting(live: &mut broadcast::Receiver<Arc<Delivery>>, first: Arc<Delivery>, covered: i64) -> Option<Vec<Arc<Delivery>>> {
-    let mut batch = vec![first];
-    loop {
-        match live.try_recv() {
-            Ok(d) => batch.push(d),
-            Err(TryRecvError::Empty) => break,
-            Err(TryRecvError::Closed) => break,
-            Err(TryRecvError::Lagged(_)) => return None,
-        }
-    }
-    batch.retain(|d| d.event.seq.is_some_and(|seq| seq > covered));
-    Some(batch)
+fn joined(deliveries: &[Arc<Delivery>]) -> Bytes {
+    let mut chunk = BytesMut::with_capacity(deliveries.iter().map(|d| d.sse.len()).sum());
+    deliveries.iter().for_each(|d| chunk.extend_from_slice(&d.sse));
+    chunk.freeze()
 }
 
-async fn pump_market_sse(hub: &Hub, sub: MarketSubscription, tx: mpsc::Sender<Bytes>, mut closing: watch::Receiver<bool>) {
-    let MarketSubscription { first, mut live, covered } = sub;
+async fn pump_market_sse(hub: &Hub, mut sub: MarketSubscription, tx: mpsc::Sender<Bytes>, mut closing: watch::Receiver<bool>) {
     let mut settled = false;
-    let opening = match first {
+    let opening = match std::mem::replace(&mut sub.first, First::Replay(Vec::new())) {
         First::Snapshot { seq, market } => sse_frame("snapshot", Some(seq), &snapshot_json(seq, &market)),
         First::Replay(events) => {
             let mut chunk = BytesMut::new();
@@ -184,22 +172,18 @@ async fn pump_market_sse(hub: &Hub, sub: MarketSubscription, tx: mpsc::Sender<By
         let chunk = tokio::select! {
             biased;
             _ = closing.changed() => return,
-            received = live.recv() => match received {
-                Ok(d) => {
-                    let Some(batch) = take_waiting(&mut live, d, covered) else { return };
-                    settled = batch.iter().any(|d| d.settles());
-                    match batch.len() {
-                        0 => continue,
-                        // One event: its shared frame, not a copy.
-                        1 => batch[0].sse.clone(),
-                        _ => {
-                            let mut chunk = BytesMut::with_capacity(batch.iter().map(|d| d.sse.len()).sum());
-                            batch.iter().for_each(|d| chunk.extend_from_slice(&d.sse));
-                            chunk.freeze()
-                        }
-                    }
+            next = sub.next() => match next {
+                // The batch's frames as joined once for every subscriber.
+                Live::Batch(batch) => {
+                    settled = batch.deliveries.iter().any(|d| d.settles());
+                    batch.sse.clone()
                 }
-                Err(RecvError::Lagged(_)) | Err(RecvError::Closed) => return,
+                Live::Events(events) if events.is_empty() => continue,
+                Live::Events(events) => {
+                    settled = events.iter().any(|d| d.settles());
+                    joined(&events)
+                }
+                Live::TooFarBehind | Live::Closed => return,
             },
             _ = pings.tick() => Bytes::from_static(b": ping\n\n"),
         };
@@ -520,11 +504,11 @@ async fn forward_market(hub: Arc<Hub>, market_id: MarketId, start: Start, out: m
             return;
         }
     };
-    let MarketSubscription { first, mut live, covered } = sub;
+    let mut sub = sub;
     if out.send(ws_ack("subscribed", Some(&market_id))).await.is_err() {
         return;
     }
-    let opening = match first {
+    let opening = match std::mem::replace(&mut sub.first, First::Replay(Vec::new())) {
         First::Snapshot { seq, market } => {
             vec![serde_json::to_string(&WsMarketSnapshot { kind: "snapshot", market_id: &market_id, seq, market: &market }).unwrap_or_default()]
         }
@@ -536,19 +520,20 @@ async fn forward_market(hub: Arc<Hub>, market_id: MarketId, start: Start, out: m
         }
     }
     loop {
-        match live.recv().await {
-            Ok(d) if d.event.seq.is_some_and(|seq| seq > covered) => {
-                if out.send(d.event.envelope.to_string()).await.is_err() {
-                    return;
-                }
-            }
-            Ok(_) => {}
-            Err(RecvError::Lagged(_)) => {
+        let deliveries = match sub.next().await {
+            Live::Batch(batch) => batch.deliveries.clone(),
+            Live::Events(events) => events,
+            Live::TooFarBehind => {
                 let detail = "more than 10,000 events behind: subscribe again with after_seq";
                 let _ = out.send(ws_error("lagged", detail, Some(&market_id))).await;
                 return;
             }
-            Err(RecvError::Closed) => return,
+            Live::Closed => return,
+        };
+        for d in deliveries {
+            if out.send(d.event.envelope.to_string()).await.is_err() {
+                return;
+            }
         }
     }
 }

@@ -1,23 +1,27 @@
 //! Live events in this process: every committed event reaches the subscribers of its market
-//! stream and of its wallet's user stream here, through one broadcast channel per market (and
-//! per wallet) with subscribers. Each subscriber reads the channel at its own pace; one that
-//! falls `LAG_LIMIT` events behind loses its place and is disconnected, so trading never waits
-//! for a subscriber.
+//! stream and of its wallet's user stream here. Writes hand their events to one distributor
+//! task and go on: the cost of many subscribers is never on a trade's path. The distributor
+//! sends each market's events as one batch per round (one wake-up and one write per
+//! subscriber for a whole group commit), through one broadcast channel per watched market
+//! (and per watched wallet).
 //!
-//! A market's channel carries its events in `seq` order with no gap: events published out of
-//! order (concurrent PostgreSQL writes answer in any order; other nodes' events arrive by
-//! NOTIFY) wait for the missing ones, which are read from the log if they do not come.
+//! A market's channel is gapless and in `seq` order: events published out of order
+//! (concurrent PostgreSQL writes answer in any order; other nodes' events arrive by NOTIFY)
+//! wait for the missing ones, which are read from the log if they do not come. Each
+//! subscriber reads at its own pace; one that the channel's ring overtakes reads what it
+//! missed from the log, and one more than `LAG_LIMIT` events behind is disconnected.
 
 pub mod background;
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use bytes::Bytes;
-use tokio::sync::{broadcast, watch};
+use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::{broadcast, mpsc, watch};
 
 use crate::domain::event::Published;
 use crate::domain::ids::{MarketId, WalletId};
@@ -27,7 +31,9 @@ use crate::error::{Error, Result};
 use crate::store::{events as log, markets, Publisher, Store};
 
 /// A subscriber this many events behind its market is disconnected (CONTRACT "Live streams").
-pub const LAG_LIMIT: usize = 10_000;
+pub const LAG_LIMIT: i64 = 10_000;
+/// Batches a market's channel keeps for slow subscribers; one overtaken reads the log.
+const MARKET_BUFFER: usize = 256;
 /// Events of one wallet waiting for a slow user stream.
 const WALLET_BUFFER: usize = 1_024;
 /// How long an out-of-order event waits for the missing ones before they are read from the log.
@@ -64,6 +70,37 @@ impl Delivery {
     pub fn settles(&self) -> bool {
         matches!(&*self.event.kind, "market.resolved" | "market.cancelled")
     }
+
+    fn seq(&self) -> i64 {
+        self.event.seq.unwrap_or(0)
+    }
+}
+
+/// Consecutive events of one market sent together, with their SSE frames joined once.
+pub struct Batch {
+    pub deliveries: Vec<Arc<Delivery>>,
+    pub sse: Bytes,
+}
+
+impl Batch {
+    fn new(deliveries: Vec<Arc<Delivery>>) -> Batch {
+        let sse = if deliveries.len() == 1 {
+            deliveries[0].sse.clone()
+        } else {
+            let mut joined = bytes::BytesMut::with_capacity(deliveries.iter().map(|d| d.sse.len()).sum());
+            deliveries.iter().for_each(|d| joined.extend_from_slice(&d.sse));
+            joined.freeze()
+        };
+        Batch { deliveries, sse }
+    }
+
+    fn first_seq(&self) -> i64 {
+        self.deliveries.first().map_or(0, |d| d.seq())
+    }
+
+    fn last_seq(&self) -> i64 {
+        self.deliveries.last().map_or(0, |d| d.seq())
+    }
 }
 
 /// `event: <type>`, `id: <seq>` when there is one, one `data:` line.
@@ -82,8 +119,10 @@ pub fn sse_frame(kind: &str, seq: Option<i64>, data: &str) -> Bytes {
 }
 
 struct MarketFeed {
-    tx: broadcast::Sender<Arc<Delivery>>,
+    tx: broadcast::Sender<Arc<Batch>>,
     order: Mutex<Order>,
+    /// The last seq sent, for subscribers to tell how far behind they are.
+    sent_through: AtomicI64,
 }
 
 #[derive(Default)]
@@ -106,6 +145,8 @@ pub struct Hub {
     closing: watch::Sender<bool>,
     /// Gap fills are spawned here, also from the PostgreSQL listener's thread.
     runtime: tokio::runtime::Handle,
+    /// Events for the distributor.
+    inbox: mpsc::UnboundedSender<Vec<Published>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -126,11 +167,66 @@ pub enum First {
     Replay(Vec<Published>),
 }
 
+/// A subscriber's place in a market's stream.
 pub struct MarketSubscription {
     pub first: First,
-    pub live: broadcast::Receiver<Arc<Delivery>>,
-    /// Live events up to this seq were already covered by `first`.
-    pub covered: i64,
+    live: broadcast::Receiver<Arc<Batch>>,
+    feed: Arc<MarketFeed>,
+    hub: Arc<Hub>,
+    market_id: MarketId,
+    /// The last seq this subscriber was given.
+    last_sent: i64,
+}
+
+/// What a subscriber gets next.
+pub enum Live {
+    /// A batch exactly as sent to everyone (its frames shared).
+    Batch(Arc<Batch>),
+    /// Events of its own: a batch it had partly seen, or the log's events it missed.
+    Events(Vec<Arc<Delivery>>),
+    /// More than `LAG_LIMIT` events behind: the subscriber is disconnected.
+    TooFarBehind,
+    /// The hub is gone.
+    Closed,
+}
+
+impl MarketSubscription {
+    /// The events after the last ones this subscriber was given, in order, without a gap.
+    pub async fn next(&mut self) -> Live {
+        loop {
+            let batch = match self.live.recv().await {
+                Ok(batch) => batch,
+                // Overtaken by the ring: the next batch received is the oldest kept, and
+                // what lies between is read from the log below.
+                Err(RecvError::Lagged(_)) => continue,
+                Err(RecvError::Closed) => return Live::Closed,
+            };
+            if batch.last_seq() <= self.last_sent {
+                continue;
+            }
+            if self.feed.sent_through.load(Ordering::Acquire) - self.last_sent > LAG_LIMIT {
+                return Live::TooFarBehind;
+            }
+            if batch.first_seq() == self.last_sent + 1 {
+                self.last_sent = batch.last_seq();
+                return Live::Batch(batch);
+            }
+            let mut events = Vec::new();
+            if batch.first_seq() > self.last_sent + 1 {
+                let (id, after, before) = (self.market_id.clone(), self.last_sent, batch.first_seq());
+                match self.hub.store.read(move |c| log::market_events(c, &id, after, Some(before), i64::MAX)).await {
+                    Ok(missed) if missed.len() as i64 == before - after - 1 => {
+                        events.extend(missed.into_iter().map(|e| Arc::new(Delivery::new(e))));
+                    }
+                    // Pruned meanwhile, or unreadable: the subscriber resumes from the log.
+                    _ => return Live::TooFarBehind,
+                }
+            }
+            events.extend(batch.deliveries.iter().filter(|d| d.seq() > self.last_sent).cloned());
+            self.last_sent = batch.last_seq();
+            return Live::Events(events);
+        }
+    }
 }
 
 /// One open stream, counted against the limits until dropped.
@@ -156,7 +252,8 @@ impl Drop for StreamPermit {
 impl Hub {
     /// Call from within the runtime.
     pub fn new(store: Store, settings: StreamSettings) -> Arc<Hub> {
-        Arc::new(Hub {
+        let (inbox, mut incoming) = mpsc::unbounded_channel::<Vec<Published>>();
+        let hub = Arc::new(Hub {
             store,
             markets: Mutex::default(),
             wallets: Mutex::default(),
@@ -165,7 +262,20 @@ impl Hub {
             open_per_ip: Mutex::default(),
             closing: watch::channel(false).0,
             runtime: tokio::runtime::Handle::current(),
-        })
+            inbox,
+        });
+        // The distributor holds the hub weakly: it ends when the hub is dropped.
+        let weak = Arc::downgrade(&hub);
+        tokio::spawn(async move {
+            while let Some(mut events) = incoming.recv().await {
+                while let Ok(more) = incoming.try_recv() {
+                    events.extend(more);
+                }
+                let Some(hub) = weak.upgrade() else { return };
+                hub.distribute(events);
+            }
+        });
+        hub
     }
 
     pub fn settings(&self) -> &StreamSettings {
@@ -197,7 +307,9 @@ impl Hub {
     fn feed(&self, market_id: &MarketId) -> Arc<MarketFeed> {
         lock(&self.markets)
             .entry(market_id.clone())
-            .or_insert_with(|| Arc::new(MarketFeed { tx: broadcast::channel(LAG_LIMIT).0, order: Mutex::default() }))
+            .or_insert_with(|| {
+                Arc::new(MarketFeed { tx: broadcast::channel(MARKET_BUFFER).0, order: Mutex::default(), sent_through: AtomicI64::new(0) })
+            })
             .clone()
     }
 
@@ -237,7 +349,7 @@ impl Hub {
             Some(events) => First::Replay(events),
             None => First::Snapshot { seq, market: Box::new(market_detail(&market, now_micros())?) },
         };
-        Ok(MarketSubscription { first, live, covered: seq })
+        Ok(MarketSubscription { first, live, feed, hub: self.clone(), market_id, last_sent: seq })
     }
 
     /// Subscribes to a wallet's events (the user stream reads its snapshot after this).
@@ -263,27 +375,29 @@ impl Hub {
         let mut order = lock(&feed.order);
         if order.last.is_none() {
             order.last = Some(seq);
+            feed.sent_through.store(seq, Ordering::Release);
             self.drain(market_id, feed, &mut order);
         }
     }
 
-    fn offer(self: &Arc<Self>, market_id: &MarketId, feed: &Arc<MarketFeed>, event: Published) {
-        let Some(seq) = event.seq else { return };
+    /// Takes a market's events in: those that follow the last one sent go out as one batch.
+    fn offer(self: &Arc<Self>, market_id: &MarketId, feed: &Arc<MarketFeed>, events: Vec<Published>) {
         let mut order = lock(&feed.order);
-        match order.last {
-            Some(last) if seq <= last => {}
-            _ => {
+        for event in events {
+            let Some(seq) = event.seq else { continue };
+            if order.last.is_none_or(|last| seq > last) {
                 order.pending.insert(seq, event);
-                if order.last.is_some() {
-                    self.drain(market_id, feed, &mut order);
-                }
             }
+        }
+        if order.last.is_some() {
+            self.drain(market_id, feed, &mut order);
         }
     }
 
     /// Sends the pending events that follow the last one sent; a gap left is filled from the log.
     fn drain(self: &Arc<Self>, market_id: &MarketId, feed: &Arc<MarketFeed>, order: &mut Order) {
         let Some(mut last) = order.last else { return };
+        let mut ready = Vec::new();
         while let Some(entry) = order.pending.first_entry() {
             let seq = *entry.key();
             if seq > last + 1 {
@@ -292,11 +406,15 @@ impl Hub {
             let event = entry.remove();
             if seq == last + 1 {
                 last = seq;
-                // No receiver is not an error: the feed is dropped at the next sweep.
-                let _ = feed.tx.send(Arc::new(Delivery::new(event)));
+                ready.push(Arc::new(Delivery::new(event)));
             }
         }
         order.last = Some(last);
+        if !ready.is_empty() {
+            feed.sent_through.store(last, Ordering::Release);
+            // No receiver is not an error: the feed is dropped at the next sweep.
+            let _ = feed.tx.send(Arc::new(Batch::new(ready)));
+        }
         if !order.pending.is_empty() && !order.filling {
             order.filling = true;
             let (hub, market_id, feed) = (self.clone(), market_id.clone(), feed.clone());
@@ -322,14 +440,8 @@ impl Hub {
             let id = market_id.clone();
             match self.store.read(move |c| log::market_events(c, &id, last, Some(next), i64::MAX)).await {
                 Ok(events) => {
-                    let mut order = lock(&feed.order);
-                    for event in events {
-                        if let Some(seq) = event.seq {
-                            order.pending.entry(seq).or_insert(event);
-                        }
-                    }
-                    order.filling = false;
-                    self.drain(&market_id, &feed, &mut order);
+                    lock(&feed.order).filling = false;
+                    self.offer(&market_id, &feed, events);
                     return;
                 }
                 Err(e) => {
@@ -348,7 +460,7 @@ impl Hub {
         for (market_id, feed, last) in feeds {
             let id = market_id.clone();
             match self.store.read(move |c| log::market_events(c, &id, last, None, i64::MAX)).await {
-                Ok(events) => events.into_iter().for_each(|e| self.offer(&market_id, &feed, e)),
+                Ok(events) => self.offer(&market_id, &feed, events),
                 Err(e) => tracing::warn!(error = %e, market_id = %market_id, "catching up with the log failed"),
             }
         }
@@ -359,8 +471,15 @@ impl Hub {
         self.store.read(move |c| log::at_positions(c, &positions)).await
     }
 
-    /// Delivers events committed here or on another node.
-    pub fn deliver(self: &Arc<Self>, events: Vec<Published>) {
+    /// Hands events committed here or on another node to the distributor; never blocks.
+    pub fn deliver(&self, events: Vec<Published>) {
+        // Fails only when the distributor is gone with the hub.
+        let _ = self.inbox.send(events);
+    }
+
+    /// Sends one round of events: wallet events one by one, each market's as one batch.
+    fn distribute(self: &Arc<Self>, events: Vec<Published>) {
+        let mut by_market: Vec<(MarketId, Vec<Published>)> = Vec::new();
         for event in events {
             if let Some(wallet_id) = &event.wallet_id {
                 if let Some(tx) = lock(&self.wallets).get(wallet_id) {
@@ -368,11 +487,16 @@ impl Hub {
                 }
             }
             if let Some(market_id) = &event.market_id {
-                let feed = lock(&self.markets).get(market_id).cloned();
-                if let Some(feed) = feed {
-                    let market_id = market_id.clone();
-                    self.offer(&market_id, &feed, event);
+                match by_market.iter_mut().find(|(id, _)| id == market_id) {
+                    Some((_, list)) => list.push(event),
+                    None => by_market.push((market_id.clone(), vec![event])),
                 }
+            }
+        }
+        for (market_id, events) in by_market {
+            let feed = lock(&self.markets).get(&market_id).cloned();
+            if let Some(feed) = feed {
+                self.offer(&market_id, &feed, events);
             }
         }
     }
