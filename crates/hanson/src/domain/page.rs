@@ -6,6 +6,9 @@ use crate::error::Validator;
 
 pub const DEFAULT_PER_PAGE: i64 = 20;
 pub const MAX_PER_PAGE: i64 = 100;
+/// The last page that can be asked for: the rows before any page, up to `MAX_PER_PAGE` per
+/// page, stay countable in an i64 (a page whose offset overflowed wrapped around to an early one).
+pub const MAX_PAGE: i64 = i64::MAX / MAX_PER_PAGE;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PageRequest {
@@ -65,7 +68,7 @@ pub struct SearchRequest<F: Searchable> {
 
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 pub struct PaginationInput {
-    #[schema(minimum = 1, default = 1)]
+    #[schema(minimum = 1, maximum = 92233720368547758i64, default = 1)]
     pub page: Option<i64>,
     #[schema(minimum = 1, maximum = 100, default = 20)]
     pub per_page: Option<i64>,
@@ -120,9 +123,7 @@ impl<F: Searchable> SearchRequest<F> {
             "pagination.per_page",
             "must be between 1 and 100",
         );
-        // The rows before the page must be countable: a page whose offset overflows would
-        // wrap around to an early page.
-        v.check(page < 1 || (page - 1).checked_mul(per_page.max(1)).is_some(), "pagination.page", "is too large");
+        v.check(page <= MAX_PAGE, "pagination.page", "must be at most 92233720368547758");
         let sort = self.sort.as_ref();
         let field = sort.and_then(|s| s.field.as_ref()).map_or_else(|| sort_fields[0].to_string(), |f| f.0.clone());
         if !sort_fields.contains(&field.as_str()) {
@@ -136,7 +137,7 @@ impl<F: Searchable> SearchRequest<F> {
                 Direction::Desc
             }
         };
-        (PageRequest { page: page.max(1), per_page: per_page.clamp(1, MAX_PER_PAGE) }, Sort { field, direction })
+        (PageRequest { page: page.clamp(1, MAX_PAGE), per_page: per_page.clamp(1, MAX_PER_PAGE) }, Sort { field, direction })
     }
 }
 
@@ -166,3 +167,14 @@ impl<T> Page<T> {
     }
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_documented_last_page_is_max_page_and_its_offset_fits() {
+        assert_eq!(MAX_PAGE, 92_233_720_368_547_758);
+        assert!((MAX_PAGE - 1).checked_mul(MAX_PER_PAGE).is_some());
+    }
+}

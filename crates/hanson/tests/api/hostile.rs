@@ -24,12 +24,20 @@ async fn pages_whose_offset_overflows_are_refused() {
         assert_problem(&r, 422, "validation_failed");
         assert_field_error(&r, "pagination.page");
     }
-    // The last page whose offset still fits is a valid, empty page.
-    let last = (i64::MAX - 1) / 2 + 1;
-    let r = f.app.post("/v1/markets/search", None, json!({ "pagination": { "page": last, "per_page": 2 } })).await;
-    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
-    assert_eq!(r.body["data"], json!([]));
-    assert_eq!(r.body["pagination"]["total"], 1);
+    // The last page (as documented, i64::MAX / 100, so that its offset fits at 100 per page)
+    // is a valid, empty page at any page size; one more is refused at any page size.
+    let last = i64::MAX / 100;
+    for per_page in [1, 100] {
+        let r = f.app.post("/v1/markets/search", None, json!({ "pagination": { "page": last, "per_page": per_page } })).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+        assert_eq!(r.body["data"], json!([]));
+        assert_eq!(r.body["pagination"]["total"], 1);
+        let r = f.app.post("/v1/markets/search", None, json!({ "pagination": { "page": last + 1, "per_page": per_page } })).await;
+        assert_problem(&r, 422, "validation_failed");
+        assert_field_error(&r, "pagination.page");
+    }
+    let documented = &hanson::api::openapi_json()["components"]["schemas"]["PaginationInput"]["properties"]["page"]["maximum"];
+    assert_eq!(documented.as_i64(), Some(last));
 }
 
 #[tokio::test]
