@@ -37,9 +37,9 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[derive(Deserialize, ToSchema)]
 struct NonceInput {
     /// EVM address (0x + 40 hex, EIP-55 checked when mixed-case) or alt account address (0x + 16 hex).
-    #[schema(required = true)]
+    #[schema(required = true, nullable = false, pattern = "^0x([0-9a-fA-F]{40}|[0-9a-fA-F]{16})$")]
     wallet_address: Option<String>,
-    #[schema(required = true, pattern = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")]
+    #[schema(required = true, nullable = false, pattern = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")]
     provider_id: Option<String>,
 }
 
@@ -164,9 +164,9 @@ async fn login(State(app): State<AppState>, ApiJson(input): ApiJson<LoginInput>)
 
 #[derive(Deserialize, ToSchema)]
 struct RefreshInput {
-    #[schema(required = true)]
+    #[schema(required = true, nullable = false, min_length = 1)]
     refresh_token: Option<String>,
-    #[schema(required = true, pattern = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")]
+    #[schema(required = true, nullable = false, pattern = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")]
     provider_id: Option<String>,
 }
 
@@ -233,11 +233,11 @@ async fn logout(State(app): State<AppState>, user: UserAuth) -> Result<Json<Mess
 #[derive(Deserialize, ToSchema)]
 struct AltKeyInput {
     /// 64 bytes X||Y hex without 0x.
-    #[schema(required = true, pattern = "^[0-9a-fA-F]{128}$")]
+    #[schema(required = true, nullable = false, pattern = "^[0-9a-fA-F]{128}$")]
     public_key: Option<String>,
-    #[schema(required = true, pattern = "^(ECDSA_P256|ECDSA_secp256k1)$")]
+    #[schema(required = true, nullable = false, pattern = "^(ECDSA_P256|ECDSA_secp256k1)$")]
     sign_algo: Option<String>,
-    #[schema(required = true, pattern = "^(SHA2_256|SHA3_256)$")]
+    #[schema(required = true, nullable = false, pattern = "^(SHA2_256|SHA3_256)$")]
     hash_algo: Option<String>,
     #[schema(default = false)]
     revoked: Option<bool>,
@@ -245,7 +245,11 @@ struct AltKeyInput {
 
 /// Create or replace an alt-network account key in the provider's registry.
 #[utoipa::path(put, path = "/v1/providers/alt-keys/{wallet_address}/{key_id}", tag = "Auth", security(("providerKey" = [])),
-    params(("wallet_address" = String, Path), ("key_id" = String, Path)), request_body = AltKeyInput,
+    params(
+        ("wallet_address" = String, Path, description = "The alt-network account address: 0x + 16 hex digits", pattern = "^0x[0-9a-fA-F]{16}$"),
+        ("key_id" = i64, Path, description = "The account key's index", minimum = 0),
+    ),
+    request_body = AltKeyInput,
     responses((status = 200, description = "The key as stored", body = AltKey), E401, E404, E422))]
 async fn put_alt_key(
     State(app): State<AppState>,
@@ -261,8 +265,9 @@ async fn put_alt_key(
             String::new()
         }
     };
+    // Digits only, as documented (`parse` alone would also take a leading `+`).
     let key_id: i64 = match key_id.parse() {
-        Ok(k) if k >= 0 => k,
+        Ok(k) if key_id.bytes().all(|b| b.is_ascii_digit()) => k,
         _ => {
             v.push("key_id", "must be a non-negative integer");
             0

@@ -99,7 +99,9 @@ pub fn openapi_json() -> &'static Value {
     OPENAPI.get_or_init(|| {
         let mut doc = routes().into_openapi();
         openapi::finish(&mut doc);
-        serde_json::to_value(doc).expect("the OpenAPI document serializes")
+        let mut doc = serde_json::to_value(doc).expect("the OpenAPI document serializes");
+        openapi::refine_request_schemas(&mut doc);
+        doc
     })
 }
 

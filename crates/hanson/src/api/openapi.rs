@@ -72,7 +72,7 @@ error_responses!(E401 = 401, E403 = 403, E404 = 404, E409 = 409, E422 = 422);
 #[openapi(
     info(
         title = "Hanson prediction markets API",
-        description = "Prediction markets priced by an exact LMSR market maker. All amounts are integer wei carried as decimal strings. Every error is RFC 9457 application/problem+json with a stable `code`. Every response carries `x-request-id`.",
+        description = "Prediction markets priced by an exact LMSR market maker. All amounts are integer wei carried as decimal strings. No text in a request body may contain a NUL character (422 validation_failed naming the field). Every error is RFC 9457 application/problem+json with a stable `code`. Every response carries `x-request-id`.",
     ),
     servers((url = "/")),
     tags(
@@ -123,6 +123,32 @@ impl utoipa::Modify for CommonErrors {
     }
 }
 
+/// What the derive cannot state about request bodies, added to their schemas (`doc` is the
+/// finished document as JSON): rules that span fields, each enforced by its handler with a
+/// 422, and `filters: null`, which every search takes as no filters (utoipa drops the null
+/// of an `Option` of a generic type).
+pub fn refine_request_schemas(doc: &mut serde_json::Value) {
+    use serde_json::json;
+    let schemas = &mut doc["components"]["schemas"];
+    if let Some(schemas) = schemas.as_object_mut() {
+        for (_, schema) in schemas.iter_mut().filter(|(name, _)| name.starts_with("SearchRequest_")) {
+            if let Some(filters) = schema.pointer_mut("/properties/filters").filter(|f| f["type"] == "object") {
+                filters["type"] = json!(["object", "null"]);
+            }
+        }
+    }
+    // A sale (and its preview) names exactly one of shares_amount and target_proceeds; null
+    // counts as absent (`SellInput::sell_by`).
+    let one_of = |field: &str| json!({ "required": [field], "properties": { field: { "$ref": "#/components/schemas/InputAmount" } } });
+    schemas["SellInput"]["oneOf"] = json!([one_of("shares_amount"), one_of("target_proceeds")]);
+    // Price history is a market's or an outcome's: filters, with market_id or outcome_id.
+    let named = |field: &str| json!({ "required": [field], "properties": { field: { "type": "string" } } });
+    schemas["PriceFilters"]["anyOf"] = json!([named("market_id"), named("outcome_id")]);
+    let request = &mut schemas["SearchRequest_PriceFilters"];
+    request["properties"]["filters"] = json!({ "$ref": "#/components/schemas/PriceFilters" });
+    request["required"] = json!(["filters"]);
+}
+
 /// Runs once every route is in the document.
 pub fn finish(doc: &mut Document) {
     for item in doc.paths.paths.values_mut() {
@@ -144,9 +170,9 @@ fn add_common_errors(op: &mut Operation) {
 #[into_params(parameter_in = Header)]
 #[allow(dead_code)]
 pub struct IdempotencyKey {
-    /// Same key and body within 24 hours replays the stored response (header
-    /// idempotent-replayed: true); another body is 422 idempotency_key_reused.
-    #[param(rename = "Idempotency-Key", max_length = 255)]
+    /// 1 to 255 visible ASCII characters. Same key and body within 24 hours replays the stored
+    /// response (header idempotent-replayed: true); another body is 422 idempotency_key_reused.
+    #[param(rename = "Idempotency-Key", min_length = 1, max_length = 255, pattern = "^[!-~]+$")]
     idempotency_key: Option<String>,
 }
 

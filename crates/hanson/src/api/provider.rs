@@ -17,9 +17,9 @@ use super::openapi::{IdempotencyKey, E401, E404, E409, E422};
 use super::idempotent;
 use super::state::AppState;
 use crate::domain::address::parse_wallet_address;
-use crate::domain::market::{wei_field, CreateMarketInput, OutcomeInput, UpdateMarketInput};
+use crate::domain::market::{wei_field, CreateMarketInput, OutcomeInput, OutcomeUpdateInput, UpdateMarketInput};
 use crate::domain::ids::ProviderId;
-use crate::domain::money::Wei;
+use crate::domain::money::PositiveAmount;
 use crate::domain::tenant::{TransferReceipt, TreasuryDeposit, WalletTransfer};
 use crate::domain::time::{now_micros, Timestamp};
 use crate::error::{Error, Result, Validator};
@@ -121,13 +121,13 @@ async fn create_outcome(
 
 /// Update an outcome (partial).
 #[utoipa::path(put, path = "/v1/providers/markets/{market_id}/outcomes/{outcome_id}", tag = "Provider", security(("providerKey" = [])),
-    params(("market_id" = String, Path), ("outcome_id" = String, Path)), request_body = OutcomeInput,
+    params(("market_id" = String, Path), ("outcome_id" = String, Path)), request_body = OutcomeUpdateInput,
     responses((status = 200, description = "The outcome after the change", body = OutcomeChanged), E401, E404, E409, E422))]
 async fn update_outcome(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,
     ApiPath((market_id, outcome_id)): ApiPath<(String, String)>,
-    ApiJson(input): ApiJson<OutcomeInput>,
+    ApiJson(input): ApiJson<OutcomeUpdateInput>,
 ) -> Result<Json<OutcomeChanged>> {
     let patch = input.into_patch()?;
     let now = now_micros();
@@ -137,17 +137,37 @@ async fn update_outcome(
     Ok(Json(OutcomeChanged { outcome: OutcomeView::of(&market, &outcome_id)?, message: "Outcome updated" }))
 }
 
+/// A deposit into the provider's treasury.
 #[derive(Deserialize, ToSchema)]
-struct DepositInput {
-    #[schema(required = true)]
+struct TreasuryDepositInput {
+    #[schema(required = true, nullable = false, min_length = 1)]
     token_id: Option<String>,
-    #[schema(value_type = Wei, required = true)]
+    #[schema(value_type = PositiveAmount, required = true)]
     amount: Option<Json_>,
     /// The external transfer's id: a repeat with the same reference answers the first result.
-    #[schema(required = true, max_length = 200)]
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 200)]
     reference: Option<String>,
-    /// Required for wallet deposits and withdrawals.
+}
+
+/// A deposit into, or a withdrawal from, a wallet.
+#[derive(Deserialize, ToSchema)]
+struct WalletTransferInput {
+    #[schema(required = true, nullable = false, min_length = 1)]
+    token_id: Option<String>,
+    #[schema(value_type = PositiveAmount, required = true)]
+    amount: Option<Json_>,
+    /// The external transfer's id: a repeat with the same reference answers the first result.
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 200)]
+    reference: Option<String>,
+    /// EVM address (0x + 40 hex, EIP-55 checked when mixed-case) or alt account address (0x + 16 hex).
+    #[schema(required = true, nullable = false, pattern = "^0x([0-9a-fA-F]{40}|[0-9a-fA-F]{16})$")]
     wallet_address: Option<String>,
+}
+
+impl From<TreasuryDepositInput> for WalletTransferInput {
+    fn from(input: TreasuryDepositInput) -> Self {
+        WalletTransferInput { token_id: input.token_id, amount: input.amount, reference: input.reference, wallet_address: None }
+    }
 }
 
 fn recorded_response(r: Recorded) -> (StatusCode, TransferReceipt) {
@@ -156,7 +176,7 @@ fn recorded_response(r: Recorded) -> (StatusCode, TransferReceipt) {
 }
 
 /// Validates a deposit or withdrawal body into a store request.
-fn external_transfer(provider_id: ProviderId, kind: ExternalKind, input: DepositInput) -> Result<ExternalTransfer> {
+fn external_transfer(provider_id: ProviderId, kind: ExternalKind, input: WalletTransferInput) -> Result<ExternalTransfer> {
     let mut v = Validator::default();
     let amount = wei_field(input.amount.as_ref(), "amount", &mut v)?;
     if input.amount.is_none() {
@@ -170,7 +190,7 @@ fn external_transfer(provider_id: ProviderId, kind: ExternalKind, input: Deposit
         v.push("token_id", "is required");
     }
     let reference = input.reference.unwrap_or_default();
-    if reference.is_empty() || reference.len() > 200 {
+    if reference.is_empty() || reference.chars().count() > 200 {
         v.push("reference", "is required (the external transfer id, at most 200 characters)");
     }
     let mut wallet = None;
@@ -197,9 +217,9 @@ fn external_transfer(provider_id: ProviderId, kind: ExternalKind, input: Deposit
     })
 }
 
-async fn run_external(app: &AppState, headers: &HeaderMap, provider_id: ProviderId, kind: ExternalKind, body: HashedJson<DepositInput>) -> Result<Response> {
+async fn run_external<T: Into<WalletTransferInput>>(app: &AppState, headers: &HeaderMap, provider_id: ProviderId, kind: ExternalKind, body: HashedJson<T>) -> Result<Response> {
     let principal = format!("provider:{provider_id}");
-    let request = external_transfer(provider_id, kind, body.value)?;
+    let request = external_transfer(provider_id, kind, body.value.into())?;
     idempotent::run(app, headers, principal, body.fingerprint, idempotent::no_check, move |c, ()| {
         tenants::external_transfer(c, request, now_micros()).map(recorded_response)
     })
@@ -208,7 +228,7 @@ async fn run_external(app: &AppState, headers: &HeaderMap, provider_id: Provider
 
 /// Deposit into the treasury (idempotent by reference: a replay answers 200 with the original body).
 #[utoipa::path(post, path = "/v1/providers/treasury/deposits", tag = "Money", security(("providerKey" = [])),
-    params(IdempotencyKey), request_body = DepositInput,
+    params(IdempotencyKey), request_body = TreasuryDepositInput,
     responses(
         (status = 201, description = "The deposit", body = TreasuryDeposit),
         (status = 200, description = "Replay of an earlier identical request (same reference)", body = TreasuryDeposit),
@@ -217,14 +237,14 @@ async fn treasury_deposit(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,
     headers: HeaderMap,
-    body: HashedJson<DepositInput>,
+    body: HashedJson<TreasuryDepositInput>,
 ) -> Result<Response> {
     run_external(&app, &headers, provider.id, ExternalKind::TreasuryDeposit, body).await
 }
 
 /// Deposit into a wallet, creating it in the provider's tenant (idempotent by reference).
 #[utoipa::path(post, path = "/v1/providers/wallets/deposits", tag = "Money", security(("providerKey" = [])),
-    params(IdempotencyKey), request_body = DepositInput,
+    params(IdempotencyKey), request_body = WalletTransferInput,
     responses(
         (status = 201, description = "The deposit", body = WalletTransfer),
         (status = 200, description = "Replay of an earlier identical request (same reference)", body = WalletTransfer),
@@ -233,14 +253,14 @@ async fn wallet_deposit(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,
     headers: HeaderMap,
-    body: HashedJson<DepositInput>,
+    body: HashedJson<WalletTransferInput>,
 ) -> Result<Response> {
     run_external(&app, &headers, provider.id, ExternalKind::WalletDeposit, body).await
 }
 
 /// Withdraw from a wallet (idempotent by reference).
 #[utoipa::path(post, path = "/v1/providers/wallets/withdrawals", tag = "Money", security(("providerKey" = [])),
-    params(IdempotencyKey), request_body = DepositInput,
+    params(IdempotencyKey), request_body = WalletTransferInput,
     responses(
         (status = 201, description = "The withdrawal", body = WalletTransfer),
         (status = 200, description = "Replay of an earlier identical request (same reference)", body = WalletTransfer),
@@ -249,7 +269,7 @@ async fn wallet_withdrawal(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,
     headers: HeaderMap,
-    body: HashedJson<DepositInput>,
+    body: HashedJson<WalletTransferInput>,
 ) -> Result<Response> {
     run_external(&app, &headers, provider.id, ExternalKind::WalletWithdrawal, body).await
 }

@@ -16,7 +16,7 @@ use super::views::{self, BetPreview, List, MarketDetail, PreviewToken, SellPrevi
 use super::openapi::{E404, E409, E422};
 use super::state::AppState;
 use crate::domain::market::{wei_field, MarketFilters};
-use crate::domain::money::Wei;
+use crate::domain::money::{InputAmount, Wei};
 use crate::domain::page::{Page, SearchRequest};
 use crate::domain::time::now_micros;
 use crate::domain::trade::{quote_buy, quote_sell, SellBy};
@@ -100,10 +100,10 @@ pub async fn market_of_outcome(app: &AppState, outcome_id: String) -> Result<(Ma
 
 #[derive(Deserialize, ToSchema)]
 struct BetPreviewInput {
-    #[schema(required = true)]
+    #[schema(required = true, nullable = false, min_length = 1)]
     outcome_id: Option<String>,
     /// Gross amount, fee included.
-    #[schema(value_type = Wei, required = true)]
+    #[schema(value_type = InputAmount, required = true)]
     amount: Option<Json_>,
 }
 
@@ -149,13 +149,13 @@ async fn bet_preview(State(app): State<AppState>, ApiJson(input): ApiJson<BetPre
 /// Exactly one of `shares_amount` and `target_proceeds`.
 #[derive(Deserialize, Clone, ToSchema)]
 pub struct SellInput {
-    #[schema(required = true)]
+    #[schema(required = true, nullable = false, min_length = 1)]
     pub outcome_id: Option<String>,
     /// Shares to sell.
-    #[schema(value_type = Option<Wei>)]
+    #[schema(value_type = Option<InputAmount>)]
     pub shares_amount: Option<Json_>,
     /// Net proceeds to reach, after fees: the fewest shares that reach it are sold.
-    #[schema(value_type = Option<Wei>)]
+    #[schema(value_type = Option<InputAmount>)]
     pub target_proceeds: Option<Json_>,
 }
 

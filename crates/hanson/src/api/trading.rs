@@ -18,7 +18,7 @@ use super::idempotent;
 use super::state::AppState;
 use crate::domain::market::wei_field;
 use crate::domain::candle::PricePoint;
-use crate::domain::money::Wei;
+use crate::domain::money::InputAmount;
 use crate::domain::page::{Page, SearchRequest, Searchable};
 use crate::domain::position::{Holding, PositionStatus, PositionType};
 use crate::domain::settlement::{Cancellation, ClaimReceipt, Resolution};
@@ -64,12 +64,12 @@ fn wallet_principal(user: &UserAuth) -> String {
 #[derive(Deserialize, Clone, ToSchema)]
 struct BetInput {
     /// The access token's session.
-    #[schema(required = true)]
+    #[schema(required = true, nullable = false, min_length = 1)]
     session_id: Option<String>,
-    #[schema(required = true)]
+    #[schema(required = true, nullable = false, min_length = 1)]
     outcome_id: Option<String>,
     /// Gross amount paid, fee included.
-    #[schema(value_type = Wei, required = true)]
+    #[schema(value_type = InputAmount, required = true)]
     amount: Option<Value>,
 }
 
@@ -106,7 +106,8 @@ async fn place_bet(
 
 #[derive(Deserialize, Clone, ToSchema)]
 struct SellBody {
-    #[schema(required = true)]
+    /// The access token's session.
+    #[schema(required = true, nullable = false, min_length = 1)]
     session_id: Option<String>,
     #[serde(flatten)]
     sell: SellInput,
@@ -143,7 +144,8 @@ async fn sell(
 
 #[derive(Deserialize, ToSchema)]
 struct ClaimInput {
-    #[schema(required = true)]
+    /// The access token's session.
+    #[schema(required = true, nullable = false, min_length = 1)]
     session_id: Option<String>,
 }
 
@@ -339,9 +341,11 @@ fn text(value: Option<String>, field: &str, required: bool, v: &mut Validator) -
 
 #[derive(Deserialize, ToSchema)]
 struct ResolveInput {
-    #[schema(required = true)]
+    /// Not blank.
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 1000)]
     winning_outcome_id: Option<String>,
-    #[schema(required = true)]
+    /// Not blank.
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 1000)]
     resolver_wallet_id: Option<String>,
     resolution_source: Option<String>,
     /// String values by name.
@@ -383,10 +387,13 @@ async fn resolve(
 
 #[derive(Deserialize, ToSchema)]
 struct CancelInput {
-    #[schema(required = true)]
+    /// Not blank.
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 1000)]
     canceller_wallet_id: Option<String>,
+    #[schema(max_length = 1000)]
     cancellation_source: Option<String>,
-    #[schema(required = true)]
+    /// Not blank.
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 1000)]
     reason: Option<String>,
     /// String values by name.
     #[schema(value_type = Option<std::collections::HashMap<String, String>>)]

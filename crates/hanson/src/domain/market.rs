@@ -8,7 +8,7 @@ use serde_json::{Map, Value as Json};
 use super::ids::{MarketId, OutcomeId, ProviderId, WalletId};
 use super::fees::Percentage;
 use super::fees::{parse_percentage, MAX_TOTAL_FEE_UNITS};
-use super::money::{parse_amount, AmountError, Wei};
+use super::money::{parse_amount, AmountError, PositiveAmount};
 use super::page::{PageRequest, SearchRequest, Sort};
 use super::time::{parse_timestamp, Micros, Timestamp};
 use crate::error::{Error, Result, Validator};
@@ -192,15 +192,35 @@ fn metadata_text(metadata: &Map<String, Json>, key: &str) -> Option<String> {
     metadata.get(key).and_then(Json::as_str).map(str::to_string)
 }
 
-/// An outcome to create (title and outcome_index required) or a partial update of one.
+/// An outcome to create.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct OutcomeInput {
+    /// Not blank.
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 200)]
     pub title: Option<String>,
+    #[schema(max_length = 4000)]
     pub description: Option<String>,
     /// Image URLs by name.
     #[schema(value_type = Option<std::collections::HashMap<String, String>>)]
     pub images: Option<Map<String, Json>>,
-    #[schema(minimum = 0)]
+    /// Distinct within the market.
+    #[schema(required = true, nullable = false, minimum = 0, maximum = 1000000)]
+    pub outcome_index: Option<i64>,
+}
+
+/// A partial update of an outcome: only the fields present change.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct OutcomeUpdateInput {
+    /// Not blank.
+    #[schema(min_length = 1, max_length = 200)]
+    pub title: Option<String>,
+    #[schema(max_length = 4000)]
+    pub description: Option<String>,
+    /// Image URLs by name.
+    #[schema(value_type = Option<std::collections::HashMap<String, String>>)]
+    pub images: Option<Map<String, Json>>,
+    /// Distinct within the market.
+    #[schema(minimum = 0, maximum = 1000000)]
     pub outcome_index: Option<i64>,
 }
 
@@ -249,9 +269,13 @@ impl OutcomeInput {
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct CreateMarketInput {
     pub game_id: Option<String>,
-    #[schema(required = true, max_length = 500)]
+    /// Not blank.
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 500)]
     pub question: Option<String>,
+    #[schema(max_length = 4000)]
     pub description: Option<String>,
+    /// At most 50 tags of at most 100 characters each.
+    #[schema(max_items = 50)]
     pub tags: Option<Vec<String>>,
     /// Image URLs by name.
     #[schema(value_type = Option<std::collections::HashMap<String, String>>)]
@@ -259,20 +283,22 @@ pub struct CreateMarketInput {
     /// `lmsr`, the only method.
     #[schema(pattern = "^lmsr$")]
     pub pricing_method: Option<String>,
-    #[schema(required = true)]
+    #[schema(required = true, nullable = false, min_length = 1)]
     pub token_id: Option<String>,
-    #[schema(value_type = Option<Wei>)]
+    /// At least 1, and at most max_bet_amount.
+    #[schema(value_type = Option<PositiveAmount>)]
     pub min_bet_amount: Option<Json>,
-    #[schema(value_type = Option<Wei>)]
+    #[schema(value_type = Option<PositiveAmount>)]
     pub max_bet_amount: Option<Json>,
     /// Moved from the provider's treasury into the market's pool.
-    #[schema(value_type = Wei, required = true)]
+    #[schema(value_type = PositiveAmount, required = true)]
     pub liquidity: Option<Json>,
     #[schema(value_type = Option<Timestamp>)]
     pub starts_at: Option<String>,
+    /// After starts_at.
     #[schema(value_type = Timestamp, required = true)]
     pub ends_at: Option<String>,
-    #[schema(required = true)]
+    #[schema(required = true, nullable = false, min_length = 1)]
     pub creator_wallet_id: Option<String>,
     #[schema(value_type = Option<Percentage>)]
     pub creator_fee_percentage: Option<serde_json::Number>,
@@ -430,15 +456,19 @@ impl CreateMarketInput {
 
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 pub struct UpdateMarketInput {
-    #[schema(max_length = 500)]
+    /// Not blank.
+    #[schema(min_length = 1, max_length = 500)]
     pub question: Option<String>,
+    #[schema(max_length = 4000)]
     pub description: Option<String>,
+    /// At most 50 tags of at most 100 characters each.
+    #[schema(max_items = 50)]
     pub tags: Option<Vec<String>>,
     #[schema(value_type = Option<std::collections::HashMap<String, String>>)]
     pub images: Option<Map<String, Json>>,
-    #[schema(value_type = Option<Wei>)]
+    #[schema(value_type = Option<PositiveAmount>)]
     pub min_bet_amount: Option<Json>,
-    #[schema(value_type = Option<Wei>)]
+    #[schema(value_type = Option<PositiveAmount>)]
     pub max_bet_amount: Option<Json>,
     #[schema(value_type = Option<Timestamp>)]
     pub ends_at: Option<String>,
@@ -552,7 +582,7 @@ pub struct OutcomePatch {
     pub index: Option<i64>,
 }
 
-impl OutcomeInput {
+impl OutcomeUpdateInput {
     pub fn into_patch(self) -> Result<OutcomePatch> {
         let mut v = Validator::default();
         if self.title.is_some() {

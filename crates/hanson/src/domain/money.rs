@@ -99,6 +99,34 @@ impl utoipa::PartialSchema for Wei {
 
 impl utoipa::ToSchema for Wei {}
 
+/// An amount a client sends (a bet, a deposit, a bet limit): a canonical decimal integer
+/// string of at most 10^36 ([`MAX_INPUT_AMOUNT`]); a larger one is `amount_too_large`.
+pub struct InputAmount;
+
+/// [`InputAmount`]s at most 10^36: up to 36 digits, or 1 followed by 36 zeros.
+pub const INPUT_AMOUNT_PATTERN: &str = "^(0|[1-9][0-9]{0,35}|10{36})$";
+
+impl utoipa::PartialSchema for InputAmount {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        string_schema(Some(INPUT_AMOUNT_PATTERN), None, "An amount in wei or share units: a decimal integer string without sign, point, exponent or leading zeros, at most 10^36", "1000000000000000000")
+    }
+}
+
+impl utoipa::ToSchema for InputAmount {}
+
+/// An [`InputAmount`] greater than zero.
+pub struct PositiveAmount;
+
+pub const POSITIVE_AMOUNT_PATTERN: &str = "^([1-9][0-9]{0,35}|10{36})$";
+
+impl utoipa::PartialSchema for PositiveAmount {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        string_schema(Some(POSITIVE_AMOUNT_PATTERN), None, "An amount in wei greater than 0: a decimal integer string without sign, point, exponent or leading zeros, at most 10^36", "1000000000000000000")
+    }
+}
+
+impl utoipa::ToSchema for PositiveAmount {}
+
 impl utoipa::PartialSchema for SignedWei {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
         string_schema(Some("^(0|-?[1-9][0-9]*)$"), None, "A signed amount in wei: a decimal integer string", "-250")

@@ -58,6 +58,7 @@ pub trait Searchable {
 /// The common search request: `{filters, pagination: {page, per_page}, sort: {field, direction}}`.
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 pub struct SearchRequest<F: Searchable> {
+    /// Nullable, except where an endpoint requires filters (see `api::openapi::refine_request_schemas`).
     #[serde(default)]
     pub filters: Option<F>,
     #[serde(default)]

@@ -15,8 +15,9 @@ pub fn login_message(nonce: &str) -> String {
     format!("Sign this message to authenticate with nonce: {nonce}")
 }
 
+/// A provider id: a UUID in its hyphenated form (36 characters), as documented.
 pub fn provider_id_field(value: Option<&str>, v: &mut Validator) -> String {
-    match value.map(uuid::Uuid::parse_str) {
+    match value.map(|text| uuid::Uuid::parse_str(text).ok().filter(|_| text.len() == 36).ok_or(())) {
         Some(Ok(id)) => id.to_string(),
         Some(Err(_)) => {
             v.push("provider_id", "must be a UUID");
@@ -63,19 +64,22 @@ fn signature_bytes(text: &str, with_prefix: bool, expected_len: usize, v: &mut V
 /// account key's signature (`wallet_type` alt).
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct LoginInput {
-    #[schema(required = true, pattern = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")]
+    #[schema(required = true, nullable = false, pattern = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")]
     pub provider_id: Option<String>,
-    #[schema(required = true)]
+    /// EVM address (0x + 40 hex, EIP-55 checked when mixed-case), or for `wallet_type` alt an
+    /// alt account address (0x + 16 hex).
+    #[schema(required = true, nullable = false, pattern = "^0x([0-9a-fA-F]{40}|[0-9a-fA-F]{16})$")]
     pub wallet_address: Option<String>,
     /// EVM: 0x + 65 bytes hex (v in 0, 1, 27, 28; high-s rejected). Alt: 64 bytes r||s hex without 0x.
-    #[schema(required = true)]
+    #[schema(required = true, nullable = false, pattern = "^(0x[0-9a-fA-F]{130}|[0-9a-fA-F]{128})$")]
     pub signature: Option<String>,
-    #[schema(required = true, max_length = 128)]
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 128)]
     pub nonce: Option<String>,
     /// `evm` (default) or `alt`.
     #[schema(pattern = "^(evm|alt)$")]
     pub wallet_type: Option<String>,
     /// Alt wallets: the EVM address the account maps to.
+    #[schema(pattern = "^0x[0-9a-fA-F]{40}$")]
     pub alt_evm_address: Option<String>,
     /// Alt wallets: the account key that signed.
     #[schema(minimum = 0)]
@@ -106,7 +110,7 @@ impl LoginInput {
         let provider_id = provider_id_field(self.provider_id.as_deref(), &mut v);
         let address = address_field(self.wallet_address.as_deref(), "wallet_address", &mut v);
         let nonce = self.nonce.clone().unwrap_or_default();
-        if nonce.is_empty() || nonce.len() > 128 {
+        if nonce.is_empty() || nonce.chars().count() > 128 {
             v.push("nonce", "is required");
         }
         let is_alt = match self.wallet_type.as_deref() {

@@ -1,7 +1,7 @@
 use std::collections::BTreeSet;
 
 use reqwest::StatusCode;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use crate::helpers::*;
 
@@ -107,4 +107,47 @@ async fn the_viewer_is_served_without_a_cdn() {
     let html = res.text().await.unwrap();
     assert!(html.contains("/v1/openapi.json"));
     assert!(!html.contains("https://"), "no external assets");
+}
+
+/// The request schemas and the server agree at the edges of the rules the document states
+/// beyond the derive (`api::openapi::refine_request_schemas`) and of the documented bounds: a
+/// body the schema accepts is answered 200 (or refused by a rule of the market's state), one
+/// it refuses is 422.
+#[tokio::test]
+async fn request_schemas_and_the_server_agree_at_the_edges() {
+    let f = Fixture::new().await;
+    let market = f.market(2).await;
+    let (market_id, outcome_id) = (market["id"].as_str().unwrap(), market["outcomes"][0]["id"].as_str().unwrap());
+    let last_page = i64::MAX / 100;
+    let cases = [
+        ("/v1/markets/sell-preview", json!({ "outcome_id": outcome_id, "shares_amount": "1000", "target_proceeds": null }), true),
+        ("/v1/markets/sell-preview", json!({ "outcome_id": outcome_id, "target_proceeds": "1000" }), true),
+        ("/v1/markets/sell-preview", json!({ "outcome_id": outcome_id, "shares_amount": "1000", "target_proceeds": "1000" }), false),
+        ("/v1/markets/sell-preview", json!({ "outcome_id": outcome_id, "shares_amount": null }), false),
+        ("/v1/markets/sell-preview", json!({ "outcome_id": null, "shares_amount": "1000" }), false),
+        ("/v1/markets/bet-preview", json!({ "outcome_id": outcome_id, "amount": "1000000000000000000000000000000000001" }), false),
+        ("/v1/markets/bet-preview", json!({ "outcome_id": "", "amount": "1000" }), false),
+        ("/v1/markets/price-history/search", json!({ "filters": { "outcome_id": outcome_id } }), true),
+        ("/v1/markets/price-history/search", json!({ "filters": { "market_id": market_id, "outcome_id": null } }), true),
+        ("/v1/markets/price-history/search", json!({ "filters": { "market_id": null, "outcome_id": null } }), false),
+        ("/v1/markets/price-history/search", json!({ "filters": null }), false),
+        ("/v1/markets/price-history/search", json!({}), false),
+        ("/v1/markets/search", json!({ "filters": null, "pagination": null, "sort": null }), true),
+        ("/v1/markets/search", json!({ "pagination": { "page": 1.0, "per_page": 2e1 } }), true),
+        ("/v1/markets/search", json!({ "pagination": { "page": 1.5 } }), false),
+        ("/v1/markets/search", json!({ "pagination": { "page": last_page, "per_page": 100 } }), true),
+        ("/v1/markets/search", json!({ "pagination": { "page": last_page + 1, "per_page": 1 } }), false),
+        ("/v1/markets/positions/search", json!({ "filters": null }), true),
+    ];
+    for (path, body, valid) in cases {
+        let accepted = crate::schema::request_schema_accepts(&reqwest::Method::POST, path, &body);
+        assert_eq!(accepted, valid, "the schema of POST {path} on {body}");
+        let r = f.app.post(path, None, body.clone()).await;
+        if valid {
+            // A rule of the market's state may still refuse it (no shares to sell yet).
+            assert!(r.status == StatusCode::OK || r.body["code"] == "insufficient_shares", "POST {path} {body}: {}", r.body);
+        } else {
+            assert_eq!(r.status, StatusCode::UNPROCESSABLE_ENTITY, "POST {path} {body}: {}", r.body);
+        }
+    }
 }

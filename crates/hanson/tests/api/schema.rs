@@ -103,6 +103,14 @@ fn validator(key: (String, String, u16, String), schema: &Value) -> Arc<jsonsche
     cache.lock().unwrap().entry(key).or_insert(compiled).clone()
 }
 
+/// Whether the documented request body schema of `method` `template` accepts `body`.
+pub fn request_schema_accepts(method: &Method, template: &str, body: &Value) -> bool {
+    let op = &document()["paths"][template][method.as_str().to_ascii_lowercase()];
+    let schema = &op["requestBody"]["content"]["application/json"]["schema"];
+    assert!(schema.is_object(), "{method} {template} documents no JSON request body");
+    validator((method.to_string(), template.to_string(), 0, "request".to_string()), schema).is_valid(body)
+}
+
 /// Checks one response against the document; panics on a mismatch. Returns the
 /// (operation, status) checked, or `None` when no documented operation matches the request.
 pub fn check(method: &Method, path: &str, status: StatusCode, content_type: Option<&str>, body: &Value) -> Option<Checked> {
