@@ -56,6 +56,15 @@ pub enum Error {
     /// 415: body is not declared as JSON.
     #[error("unsupported media type")]
     UnsupportedMediaType,
+    /// 400: hyper could not parse the request as HTTP/1.1 (its request line or a header).
+    #[error("malformed request")]
+    MalformedRequest,
+    /// 414: hyper's limit on the request target.
+    #[error("URI too long")]
+    UriTooLong,
+    /// 431: hyper's limits on the request's headers.
+    #[error("request headers too large")]
+    HeadersTooLarge,
     /// 429
     #[error("rate limited")]
     RateLimited { retry_after_secs: u64 },

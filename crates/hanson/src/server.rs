@@ -27,6 +27,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Notify, Semaphore};
 use tokio::time::{Instant, Sleep};
 
+mod parse_errors;
+
 use crate::api::{self, AppState, Settings};
 use crate::error::{Error, Result};
 use crate::store::{Store, StoreOptions};
@@ -112,6 +114,9 @@ pub async fn run_with(
     // (`proto::h1::conn::State::idle` re-arms it as soon as a response is done), so it cannot
     // tell a slow request head from an idle keep-alive connection. `supervise` enforces both.
     http.keep_alive(true).header_read_timeout(None);
+    // An exact limit on request heads: without it hyper refuses a head only once its read
+    // buffer (408 KiB) fills before the head is complete, which depends on how reads split.
+    http.max_header_size(api::MAX_HEAD_BYTES);
     // Graceful shutdown by hand: hyper-util's `GracefulShutdown` cannot watch a connection
     // that may upgrade to a WebSocket.
     let (draining, drain_signal) = tokio::sync::watch::channel(false);
@@ -146,7 +151,7 @@ pub async fn run_with(
             activity: activity.clone(),
             body_read_timeout: limits.body_read_timeout,
         };
-        let io = TokioIo::new(Watched { stream, activity: activity.clone() });
+        let io = TokioIo::new(Watched { stream, activity: activity.clone(), replacing: Replacing::No });
         let connection = http.serve_connection(io, service).with_upgrades();
         let drain_signal = drain_signal.clone();
         tokio::spawn(async move {
@@ -294,10 +299,44 @@ impl Drop for InFlight {
     }
 }
 
-/// The accepted socket, telling the watchdog when bytes arrive.
+/// The accepted socket, telling the watchdog when bytes arrive, and sending problem+json in
+/// place of hyper's own answer to a request it cannot parse ([`parse_errors`]).
 struct Watched {
     stream: TcpStream,
     activity: Arc<Activity>,
+    replacing: Replacing,
+}
+
+/// Where the replacement of hyper's answer stands.
+enum Replacing {
+    No,
+    /// Sending `response`, of which `sent` bytes are out, in place of hyper's `claimed` bytes.
+    Sending { response: Vec<u8>, sent: usize, claimed: usize },
+    /// Sent. hyper closes the connection after its answer; anything after it is dropped.
+    Done,
+}
+
+impl Watched {
+    /// Writes the replacement, then tells hyper all `claimed` bytes of its answer went out.
+    fn poll_replacement(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<usize>> {
+        loop {
+            match &mut self.replacing {
+                Replacing::Sending { response, sent, claimed } => {
+                    if *sent == response.len() {
+                        let claimed = *claimed;
+                        self.replacing = Replacing::Done;
+                        return Poll::Ready(Ok(claimed));
+                    }
+                    let n = std::task::ready!(Pin::new(&mut self.stream).poll_write(cx, &response[*sent..]))?;
+                    if n == 0 {
+                        return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into()));
+                    }
+                    *sent += n;
+                }
+                Replacing::Done | Replacing::No => return Poll::Ready(Ok(0)),
+            }
+        }
+    }
 }
 
 impl AsyncRead for Watched {
@@ -314,7 +353,16 @@ impl AsyncRead for Watched {
 
 impl AsyncWrite for Watched {
     fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
+        let this = self.get_mut();
+        match this.replacing {
+            Replacing::No => match parse_errors::replacement(buf) {
+                Some(response) => this.replacing = Replacing::Sending { response, sent: 0, claimed: buf.len() },
+                None => return Pin::new(&mut this.stream).poll_write(cx, buf),
+            },
+            Replacing::Sending { .. } => {}
+            Replacing::Done => return Poll::Ready(Ok(buf.len())),
+        }
+        this.poll_replacement(cx)
     }
 
     fn poll_write_vectored(
@@ -322,7 +370,17 @@ impl AsyncWrite for Watched {
         cx: &mut Context<'_>,
         bufs: &[std::io::IoSlice<'_>],
     ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.get_mut().stream).poll_write_vectored(cx, bufs)
+        let this = self.get_mut();
+        let mut written = bufs.iter().filter(|b| !b.is_empty());
+        // hyper's answer is a head alone, in one slice.
+        if let (Some(only), None, Replacing::No) = (written.next(), written.next(), &this.replacing) {
+            return Pin::new(this).poll_write(cx, only);
+        }
+        match this.replacing {
+            Replacing::No => Pin::new(&mut this.stream).poll_write_vectored(cx, bufs),
+            Replacing::Sending { .. } => this.poll_replacement(cx),
+            Replacing::Done => Poll::Ready(Ok(bufs.iter().map(|b| b.len()).sum())),
+        }
     }
 
     fn is_write_vectored(&self) -> bool {

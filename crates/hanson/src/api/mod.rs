@@ -29,7 +29,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::error::Error;
-pub use state::{AppState, AuthState, Limits, Settings, MAX_BODY_BYTES};
+pub use state::{AppState, AuthState, Limits, Settings, MAX_BODY_BYTES, MAX_HEAD_BYTES};
 use views::Health;
 
 /// Every route with its OpenAPI description, each declared once with its handler.

@@ -30,24 +30,27 @@ pub struct Problem {
     pub request_id: Option<String>,
 }
 
-/// Statuses an operation can answer besides its own: every route can be rate limited or
-/// fail internally, and every route with a body can get a malformed, oversized or
-/// non-JSON one. Added to each operation by [`CommonErrors`].
-const BODY_ERRORS: [u16; 4] = [400, 408, 413, 415];
-const ANY_ROUTE_ERRORS: [u16; 3] = [429, 500, 503];
+/// Statuses an operation can answer besides its own: every route can get a request that is
+/// not valid HTTP or whose target or headers are too large, be rate limited or fail
+/// internally, and every route with a body can get a malformed, late, oversized or non-JSON
+/// one. Added to each operation by [`finish`].
+const BODY_ERRORS: [u16; 3] = [408, 413, 415];
+const ANY_ROUTE_ERRORS: [u16; 6] = [400, 414, 429, 431, 500, 503];
 
 fn error_description(status: u16) -> &'static str {
     match status {
-        400 => "Malformed JSON (code malformed_json)",
+        400 => "Malformed JSON (code malformed_json), or a request that is not valid HTTP/1.1 (code malformed_request; the connection closes)",
         401 => "Missing or invalid credentials (code unauthenticated, invalid_signature, invalid_nonce)",
         403 => "Authenticated but not allowed (session_mismatch, wrong_provider)",
         404 => "Unknown or not visible to the caller (code not_found)",
         409 => "State conflict (e.g. market_not_open, market_settled, reference_reused, idempotency_in_progress)",
         408 => "The body did not arrive within the body read timeout (code request_timeout); the connection closes",
         413 => "Body over 65,536 bytes (code payload_too_large)",
+        414 => "Request target over 65,534 bytes (code uri_too_long); the connection closes",
         415 => "Body not declared as application/json (code unsupported_media_type)",
         422 => "Validation (validation_failed with errors[]) or a rule such as amount_too_large, unknown_token, bet_below_minimum",
         429 => "Rate limited (code rate_limited, with Retry-After)",
+        431 => "More than 100 request headers, or a request head over 131,072 bytes (code headers_too_large); the connection closes",
         503 => "The database is unavailable; nothing was changed (code service_unavailable, with Retry-After)",
         _ => "Internal error; only the request id is returned (code internal)",
     }
@@ -101,7 +104,7 @@ struct CommonErrors;
 impl utoipa::Modify for CommonErrors {
     fn modify(&self, doc: &mut Document) {
         let components = doc.components.get_or_insert_with(Components::new);
-        for status in [400u16, 401, 403, 404, 408, 409, 413, 415, 422, 429, 500, 503] {
+        for status in [400u16, 401, 403, 404, 408, 409, 413, 414, 415, 422, 429, 431, 500, 503] {
             let content = ContentBuilder::new().schema(Some(Ref::from_schema_name("Problem"))).build();
             let mut response = ResponseBuilder::new().description(error_description(status)).content("application/problem+json", content);
             if status == 429 || status == 503 {
@@ -159,7 +162,8 @@ pub fn finish(doc: &mut Document) {
 }
 
 fn add_common_errors(op: &mut Operation) {
-    let statuses: Vec<u16> = if op.request_body.is_some() { BODY_ERRORS.into_iter().chain(ANY_ROUTE_ERRORS).collect() } else { ANY_ROUTE_ERRORS.to_vec() };
+    let body_errors = if op.request_body.is_some() { &BODY_ERRORS[..] } else { &[] };
+    let statuses: Vec<u16> = body_errors.iter().copied().chain(ANY_ROUTE_ERRORS).collect();
     for status in statuses {
         op.responses.responses.entry(status.to_string()).or_insert_with(|| RefOr::Ref(Ref::new(format!("#/components/responses/E{status}"))));
     }

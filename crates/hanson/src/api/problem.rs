@@ -23,7 +23,9 @@ pub const PROBLEM_JSON: &str = "application/problem+json";
 impl Error {
     pub fn status(&self) -> StatusCode {
         match self {
-            Error::MalformedJson(_) => StatusCode::BAD_REQUEST,
+            Error::MalformedJson(_) | Error::MalformedRequest => StatusCode::BAD_REQUEST,
+            Error::UriTooLong => StatusCode::URI_TOO_LONG,
+            Error::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             Error::Unauthenticated(_) | Error::AuthFailed { .. } => StatusCode::UNAUTHORIZED,
             Error::Forbidden { .. } => StatusCode::FORBIDDEN,
             Error::NotFound | Error::NoRoute => StatusCode::NOT_FOUND,
@@ -42,6 +44,9 @@ impl Error {
     pub fn code(&self) -> &'static str {
         match self {
             Error::MalformedJson(_) => "malformed_json",
+            Error::MalformedRequest => "malformed_request",
+            Error::UriTooLong => "uri_too_long",
+            Error::HeadersTooLarge => "headers_too_large",
             Error::Unauthenticated(_) => "unauthenticated",
             Error::Forbidden { code, .. } | Error::Conflict { code, .. } | Error::Rule { code, .. } => code,
             Error::AuthFailed { code, .. } => code,
@@ -60,6 +65,9 @@ impl Error {
     fn detail(&self) -> String {
         match self {
             Error::MalformedJson(d) => format!("the request body is not valid JSON: {d}"),
+            Error::MalformedRequest => "the request is not valid HTTP/1.1".into(),
+            Error::UriTooLong => "the request target exceeds 65534 bytes".into(),
+            Error::HeadersTooLarge => format!("the request has more than 100 headers, or its head exceeds {} bytes", super::MAX_HEAD_BYTES),
             Error::Unauthenticated(d) | Error::AuthFailed { detail: d, .. } => (*d).to_string(),
             Error::Forbidden { detail, .. } | Error::Conflict { detail, .. } | Error::Rule { detail, .. } => detail.clone(),
             Error::NotFound => "no such resource".into(),
@@ -76,6 +84,26 @@ impl Error {
     }
 }
 
+impl Error {
+    /// The problem+json body of this error.
+    pub fn problem(&self) -> Problem {
+        let status = self.status();
+        Problem {
+            r#type: format!("https://hanson.dev/problems/{}", self.code().replace('_', "-")),
+            title: status.canonical_reason().unwrap_or("Error").to_string(),
+            status: status.as_u16(),
+            detail: self.detail(),
+            code: self.code().to_string(),
+            errors: match self {
+                Error::Validation(errors) => Some(errors.clone()),
+                Error::Rule { field: Some(field), detail, .. } => Some(vec![FieldError::new(field.as_str(), detail.as_str())]),
+                _ => None,
+            },
+            request_id: matches!(self, Error::Internal(_)).then(current_request_id),
+        }
+    }
+}
+
 impl IntoResponse for Error {
     fn into_response(self) -> Response {
         let status = self.status();
@@ -84,20 +112,7 @@ impl IntoResponse for Error {
             Error::Unavailable(cause) => tracing::warn!(request_id = %current_request_id(), %cause, "database unavailable"),
             _ => {}
         }
-        let problem = Problem {
-            r#type: format!("https://hanson.dev/problems/{}", self.code().replace('_', "-")),
-            title: status.canonical_reason().unwrap_or("Error").to_string(),
-            status: status.as_u16(),
-            detail: self.detail(),
-            code: self.code().to_string(),
-            errors: match &self {
-                Error::Validation(errors) => Some(errors.clone()),
-                Error::Rule { field: Some(field), detail, .. } => Some(vec![FieldError::new(field.as_str(), detail.as_str())]),
-                _ => None,
-            },
-            request_id: matches!(self, Error::Internal(_)).then(current_request_id),
-        };
-        let body = serde_json::to_vec(&problem).unwrap_or_default();
+        let body = serde_json::to_vec(&self.problem()).unwrap_or_default();
         let mut response = (status, body).into_response();
         let headers = response.headers_mut();
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));

@@ -11,6 +11,9 @@ use crate::store::Store;
 
 /// Bodies up to 65,536 bytes are accepted; one more byte is a 413.
 pub const MAX_BODY_BYTES: usize = 65_536;
+/// Largest request head (request line and headers) `hanson serve` reads; a larger one is 431
+/// (or 414 when the request target alone is over hyper's 65,534 bytes).
+pub const MAX_HEAD_BYTES: usize = 131_072;
 
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {

@@ -194,6 +194,65 @@ async fn a_body_not_received_in_time_gets_408_and_the_connection_closes() {
     timeout(Duration::from_secs(5), closed_by_server(&mut stream)).await.expect("closed after the 408");
 }
 
+/// The status, content type and JSON body of a whole response.
+fn parsed(response: &[u8]) -> (u16, String, serde_json::Value) {
+    let text = String::from_utf8_lossy(response);
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or_else(|| panic!("no head in {text:?}"));
+    let status = head[9..12].parse().unwrap_or_else(|_| panic!("no status in {head}"));
+    let lower = head.to_ascii_lowercase();
+    let content_type = lower.lines().find_map(|l| l.strip_prefix("content-type:")).map(|v| v.trim().to_string());
+    assert!(lower.contains("\r\nx-request-id: "), "{head}");
+    let length: usize = lower.lines().find_map(|l| l.strip_prefix("content-length:")).map_or(0, |v| v.trim().parse().unwrap());
+    assert_eq!(length, body.len(), "{text}");
+    let body = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {text}"));
+    (status, content_type.unwrap_or_default(), body)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_hyper_cannot_parse_get_problem_json_and_the_connection_closes() {
+    let (address, _db) = spawn(Settings::default(), limits(10, 30, 60, 10_000)).await;
+    let many_headers: String = (0..101).map(|i| format!("X-{i}: a\r\n")).collect();
+    let huge_header = format!("X: {}\r\n", "a".repeat(hanson::api::MAX_HEAD_BYTES));
+    let long_target = format!("/{}", "a".repeat(65_535));
+    let cases = [
+        (format!("GET {long_target} HTTP/1.1\r\nHost: x\r\n\r\n"), 414, "uri_too_long"),
+        (format!("GET /healthz HTTP/1.1\r\nHost: x\r\n{many_headers}\r\n"), 431, "headers_too_large"),
+        (format!("GET /healthz HTTP/1.1\r\nHost: x\r\n{huge_header}\r\n"), 431, "headers_too_large"),
+        ("GET /healthz HTTP/1.1\r\nHo st: x\r\n\r\n".to_string(), 400, "malformed_request"),
+    ];
+    for (request, status, code) in cases {
+        for keep_alive_first in [false, true] {
+            let mut stream = TcpStream::connect(address).await.unwrap();
+            if keep_alive_first {
+                assert!(healthz_on(&mut stream).await.starts_with("HTTP/1.1 200"));
+            }
+            // The server may answer and close before it has read all of a huge request.
+            let _ = stream.write_all(request.as_bytes()).await;
+            let sent = timeout(Duration::from_secs(5), closed_by_server(&mut stream)).await.expect("answered and closed");
+            let (got, content_type, body) = parsed(&sent);
+            assert_eq!((got, body["code"].as_str()), (status, Some(code)), "{body}");
+            assert_eq!(content_type, "application/problem+json");
+            assert_eq!(body["status"], status);
+            // As documented for every operation (`/healthz` stands for any of them).
+            let status = reqwest::StatusCode::from_u16(status).unwrap();
+            crate::schema::check(&reqwest::Method::GET, "/healthz", status, Some(&content_type), &body).expect("documented");
+        }
+    }
+    // At the limits, nothing changes: 100 headers, a head of MAX_HEAD_BYTES.
+    let hundred = (0..98).map(|i| format!("X-{i}: a\r\n")).collect::<String>();
+    let at_limit = format!("GET /healthz HTTP/1.1\r\nHost: x\r\n{hundred}X: \r\n\r\n");
+    let at_limit = at_limit.replace("X: \r\n", &format!("X: {}\r\n", "a".repeat(hanson::api::MAX_HEAD_BYTES - at_limit.len())));
+    assert_eq!(at_limit.len(), hanson::api::MAX_HEAD_BYTES);
+    let response = timeout(Duration::from_secs(5), async {
+        let mut stream = TcpStream::connect(address).await.unwrap();
+        stream.write_all(at_limit.as_bytes()).await.unwrap();
+        read_response(&mut stream).await
+    })
+    .await
+    .expect("answered");
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn max_connections_is_enforced_and_waiting_clients_are_served_when_others_close() {
     let (address, _db) = spawn(Settings::default(), limits(30, 30, 30, 50)).await;
