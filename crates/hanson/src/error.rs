@@ -65,6 +65,9 @@ pub enum Error {
     /// 431: hyper's limits on the request's headers.
     #[error("request headers too large")]
     HeadersTooLarge,
+    /// 426: a plain request to a WebSocket route.
+    #[error("upgrade required")]
+    UpgradeRequired,
     /// 429
     #[error("rate limited")]
     RateLimited { retry_after_secs: u64 },

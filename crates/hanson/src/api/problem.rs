@@ -26,6 +26,7 @@ impl Error {
             Error::MalformedJson(_) | Error::MalformedRequest => StatusCode::BAD_REQUEST,
             Error::UriTooLong => StatusCode::URI_TOO_LONG,
             Error::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            Error::UpgradeRequired => StatusCode::UPGRADE_REQUIRED,
             Error::Unauthenticated(_) | Error::AuthFailed { .. } => StatusCode::UNAUTHORIZED,
             Error::Forbidden { .. } => StatusCode::FORBIDDEN,
             Error::NotFound | Error::NoRoute => StatusCode::NOT_FOUND,
@@ -47,6 +48,7 @@ impl Error {
             Error::MalformedRequest => "malformed_request",
             Error::UriTooLong => "uri_too_long",
             Error::HeadersTooLarge => "headers_too_large",
+            Error::UpgradeRequired => "upgrade_required",
             Error::Unauthenticated(_) => "unauthenticated",
             Error::Forbidden { code, .. } | Error::Conflict { code, .. } | Error::Rule { code, .. } => code,
             Error::AuthFailed { code, .. } => code,
@@ -68,6 +70,7 @@ impl Error {
             Error::MalformedRequest => "the request is not valid HTTP/1.1".into(),
             Error::UriTooLong => "the request target exceeds 65534 bytes".into(),
             Error::HeadersTooLarge => format!("the request has more than 100 headers, or its head exceeds {} bytes", super::MAX_HEAD_BYTES),
+            Error::UpgradeRequired => "this route speaks only WebSocket: send an upgrade request (Connection: Upgrade, Upgrade: websocket)".into(),
             Error::Unauthenticated(d) | Error::AuthFailed { detail: d, .. } => (*d).to_string(),
             Error::Forbidden { detail, .. } | Error::Conflict { detail, .. } | Error::Rule { detail, .. } => detail.clone(),
             Error::NotFound => "no such resource".into(),
@@ -122,6 +125,9 @@ impl IntoResponse for Error {
             Error::Unavailable(_) => Some(UNAVAILABLE_RETRY_AFTER_SECS),
             _ => None,
         };
+        if matches!(self, Error::UpgradeRequired) {
+            headers.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
+        }
         if let Some(secs) = retry_after {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }

@@ -10,7 +10,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::Extension;
@@ -22,7 +22,7 @@ use utoipa::{IntoParams, ToSchema};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::extract::{ApiPath, UserAuth};
+use super::extract::{ApiPath, ApiQuery, UserAuth};
 use super::middleware::ClientIp;
 use super::openapi::{E401, E404, E422};
 use super::state::AppState;
@@ -75,27 +75,43 @@ fn ping_timer(every: Duration) -> tokio::time::Interval {
     timer
 }
 
+/// One event of a stream as a Server-Sent Events parser reads it: the `schema` of a
+/// `text/event-stream` response describes each event (as OpenAPI 3.2's `itemSchema` does).
+#[derive(ToSchema)]
+#[allow(dead_code)]
+struct ServerSentEvent {
+    /// `snapshot`, then the event's type, e.g. `trade.created`.
+    event: String,
+    /// The market's seq (market streams only).
+    #[schema(nullable = false, pattern = "^[0-9]+$")]
+    id: Option<String>,
+    /// The snapshot or the event's envelope, as JSON.
+    #[schema(content_media_type = "application/json")]
+    data: String,
+}
+
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 struct ResumeQuery {
     /// Resume after this seq (as `Last-Event-ID`; the header wins when both are sent).
-    #[param(value_type = Option<i64>, minimum = 0)]
+    #[param(value_type = Option<i64>, minimum = 0, maximum = 9223372036854775807i64)]
     after_seq: Option<String>,
 }
 
-/// The resume point: `Last-Event-ID`, else `after_seq`; a non-negative integer.
+/// The resume point: `Last-Event-ID`, else `after_seq`; each, when sent, a non-negative
+/// integer (both are checked, as documented, even though the header wins).
 fn resume_point(headers: &HeaderMap, query: &ResumeQuery) -> Result<Start> {
-    let (field, value) = match headers.get("last-event-id") {
-        Some(value) => ("Last-Event-ID", Some(value.to_str().unwrap_or("-").trim().to_string())),
-        None => ("after_seq", query.after_seq.clone()),
-    };
-    match value {
-        None => Ok(Start::Snapshot),
-        Some(text) => match text.parse::<i64>() {
-            Ok(n) if n >= 0 && text.bytes().all(|b| b.is_ascii_digit()) => Ok(Start::After(n)),
+    let seq = |field: &str, text: Option<&str>| -> Result<Option<i64>> {
+        let Some(text) = text else { return Ok(None) };
+        match text.parse::<i64>() {
+            Ok(n) if n >= 0 && text.bytes().all(|b| b.is_ascii_digit()) => Ok(Some(n)),
             _ => Err(Error::invalid(field, "must be a non-negative integer (a seq of this market)")),
-        },
-    }
+        }
+    };
+    let header = headers.get("last-event-id").map(|value| value.to_str().unwrap_or("-").trim());
+    let header = seq("Last-Event-ID", header)?;
+    let query = seq("after_seq", query.after_seq.as_deref())?;
+    Ok(header.or(query).map_or(Start::Snapshot, Start::After))
 }
 
 #[derive(Serialize, ToSchema)]
@@ -113,15 +129,15 @@ struct MarketSnapshot<'a> {
 /// stream ends after `market.resolved` or `market.cancelled`, and for a subscriber more than
 /// 10,000 events behind (it resumes with `Last-Event-ID`).
 #[utoipa::path(get, path = "/v1/markets/{market_id}/events", tag = "Streams",
-    params(("market_id" = String, Path), ResumeQuery, ("Last-Event-ID" = Option<String>, Header, description = "Resume after this seq")),
+    params(("market_id" = String, Path), ResumeQuery, ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this seq", nullable = false, minimum = 0, maximum = 9223372036854775807i64)),
     responses(
-        (status = 200, description = "The event stream", content_type = "text/event-stream", body = String),
+        (status = 200, description = "The event stream", content_type = "text/event-stream", body = ServerSentEvent),
         E404, E422,
     ))]
 async fn market_events(
     State(app): State<AppState>,
     ApiPath(market_id): ApiPath<String>,
-    Query(query): Query<ResumeQuery>,
+    ApiQuery(query): ApiQuery<ResumeQuery>,
     client: Option<Extension<ClientIp>>,
     headers: HeaderMap,
 ) -> Result<Response> {
@@ -239,7 +255,7 @@ fn user_message(event: &Published, session_id: &SessionId) -> std::result::Resul
 /// reconnection gets a new snapshot. Logout or a revoked session ends the stream.
 #[utoipa::path(get, path = "/v1/auth/events", tag = "Streams", security(("userToken" = [])),
     responses(
-        (status = 200, description = "The event stream", content_type = "text/event-stream", body = String),
+        (status = 200, description = "The event stream", content_type = "text/event-stream", body = ServerSentEvent),
         E401,
     ))]
 async fn user_events(State(app): State<AppState>, user: UserAuth, client: Option<Extension<ClientIp>>) -> Result<Response> {
@@ -363,10 +379,10 @@ fn ws_ack(kind: &'static str, market_id: Option<&str>) -> String {
 #[utoipa::path(get, path = "/v1/ws", tag = "Streams",
     responses(
         (status = 101, description = "Switching to the WebSocket protocol"),
-        (status = 400, description = "Not a WebSocket upgrade request", body = super::openapi::Problem, content_type = "application/problem+json"),
+        (status = 426, description = "Not a WebSocket upgrade request (code upgrade_required, with Upgrade: websocket)", body = super::openapi::Problem, content_type = "application/problem+json"),
     ))]
 async fn websocket(State(app): State<AppState>, client: Option<Extension<ClientIp>>, upgrade: std::result::Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>) -> Result<Response> {
-    let upgrade = upgrade.map_err(|e| Error::MalformedJson(format!("a WebSocket upgrade request is required: {e}")))?;
+    let upgrade = upgrade.map_err(|_| Error::UpgradeRequired)?;
     let permit = app.hub.admit(client_ip(client))?;
     Ok(upgrade.on_upgrade(move |socket| run_websocket(app, socket, permit)))
 }

@@ -34,6 +34,29 @@ async fn framework_rejections_are_problem_json() {
 }
 
 #[tokio::test]
+async fn stream_refusals_are_problem_json() {
+    let f = Fixture::new().await;
+    let market = f.market(2).await;
+    let events = format!("/v1/markets/{}/events", market["id"].as_str().unwrap());
+    // A query that does not read (here a repeated parameter) is 422, not axum's text/plain 400.
+    let r = f.app.get(&format!("{events}?after_seq=1&after_seq=2"), None).await;
+    assert_problem(&r, 422, "validation_failed");
+    assert_field_error(&r, "query");
+    // Both resume points are checked when sent, though the header wins.
+    let r = f.app.client.get(format!("{}{events}?after_seq=-1", f.app.base)).header("last-event-id", "0").send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let body: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(body["errors"][0]["field"], "after_seq");
+    // A plain GET of the WebSocket route: 426, naming the protocol to upgrade to.
+    let r = f.app.client.get(format!("{}/v1/ws", f.app.base)).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::UPGRADE_REQUIRED);
+    assert_eq!(r.headers()["upgrade"], "websocket");
+    assert_eq!(r.headers()["content-type"], "application/problem+json");
+    let body: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(body["code"], "upgrade_required");
+}
+
+#[tokio::test]
 async fn bodies_over_64_kib_are_413_and_64_kib_itself_is_accepted() {
     let app = TestApp::spawn().await;
     // A JSON object padded with spaces to exactly the limit, then one byte more.
