@@ -131,6 +131,11 @@ impl Event {
         }
     }
 
+    /// Shown by a user stream only, never replayed: not kept in the log.
+    pub fn is_stream_only(&self) -> bool {
+        matches!(self, Event::BalanceUpdated { .. } | Event::PositionUpdated(_) | Event::SessionEnded { .. })
+    }
+
     /// The wallet whose user stream shows the event.
     pub fn wallet(&self) -> Option<&WalletId> {
         match self {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::Hub;
 use crate::domain::time::now_micros;
-use crate::store::events::{self as log, Retention};
+use crate::store::events::{self as log, Notified, Retention};
 use crate::store::postgres::Notice;
 use crate::store::{Backend, Store};
 
@@ -70,7 +70,7 @@ fn listen(hub: &Arc<Hub>, store: &Store) {
     let runtime = tokio::runtime::Handle::current();
     let closing = hub.closing();
     let hub = Arc::downgrade(hub);
-    let node_prefix = format!("{}:", store.node());
+    let node = store.node().to_string();
     let stopped = move || *closing.borrow() || closing.has_changed().is_err();
     let spawned = std::thread::Builder::new().name("hanson-events".into()).spawn(move || {
         while !stopped() {
@@ -79,15 +79,14 @@ fn listen(hub: &Arc<Hub>, store: &Store) {
                 match notice {
                     Notice::Connected => runtime.block_on(hub.catch_up()),
                     // This node published its own events as it committed them.
-                    Notice::Payload(payload) if payload.starts_with(&node_prefix) => {}
-                    Notice::Payload(payload) => {
-                        let positions: Vec<i64> =
-                            payload.split_once(':').map_or("", |(_, list)| list).split(',').filter_map(|p| p.parse().ok()).collect();
-                        match runtime.block_on(hub.read_positions(positions)) {
+                    Notice::Payload(payload) => match log::parse_notice(payload, &node) {
+                        None => {}
+                        Some(Notified::Events(events)) => hub.deliver(events),
+                        Some(Notified::Positions(positions)) => match runtime.block_on(hub.read_positions(positions)) {
                             Ok(events) => hub.deliver(events),
                             Err(e) => tracing::warn!(error = %e, "reading another node's events failed"),
-                        }
-                    }
+                        },
+                    },
                     Notice::Idle => {}
                 }
                 true

@@ -223,8 +223,9 @@ mod tests {
         }
     }
 
-    fn balance_of(wallet: &str) -> Event {
-        Event::BalanceUpdated { wallet_id: wallet.into(), token_id: "token".into(), balance: 1 }
+    /// A market event (kept in the log) that needs no market row.
+    fn closing_of(market: &str) -> Event {
+        Event::MarketClosed { market_id: crate::domain::ids::MarketId(market.to_string()), closes_at: 0 }
     }
 
     /// A write that fails after writing takes its SQLite group commit back: neither its
@@ -241,7 +242,7 @@ mod tests {
             async move {
                 store
                     .write_with(Undo::WholeBatch, |c| {
-                        c.emit(balance_of("spoiler"))?;
+                        c.emit(closing_of("spoiler"))?;
                         c.exec("INSERT INTO schema_migrations (version, applied_at) VALUES (999999, 0)", &[])?;
                         Err::<(), _>(Error::rule("late_failure", "failed after writing"))
                     })
@@ -251,7 +252,7 @@ mod tests {
         let mates: Vec<_> = (0..8)
             .map(|i| {
                 let store = store.clone();
-                tokio::spawn(async move { store.write(move |c| c.emit(balance_of(&format!("mate{i}")))).await })
+                tokio::spawn(async move { store.write(move |c| c.emit(closing_of(&format!("mate{i}")))).await })
             })
             .collect();
         assert!(matches!(spoiler.await.expect("task"), Err(Error::Rule { code: "late_failure", .. })));
@@ -262,11 +263,11 @@ mod tests {
             }
         }
         let published: Vec<String> =
-            capture.0.lock().unwrap().iter().map(|e| e.wallet_id.as_ref().expect("a wallet event").to_string()).collect();
+            capture.0.lock().unwrap().iter().map(|e| e.market_id.as_ref().expect("a market event").to_string()).collect();
         assert_eq!(published.iter().cloned().collect::<BTreeSet<_>>(), answered_ok);
         assert_eq!(published.len(), answered_ok.len(), "each published once: {published:?}");
         let kept: BTreeSet<String> = store
-            .read(|c| c.query("SELECT wallet_id FROM events", &[])?.iter().map(|r| r.text(0)).collect())
+            .read(|c| c.query("SELECT market_id FROM events", &[])?.iter().map(|r| r.text(0)).collect())
             .await
             .expect("read the log");
         assert_eq!(kept, answered_ok);
