@@ -472,9 +472,21 @@ impl Hub {
     }
 
     /// Hands events committed here or on another node to the distributor; never blocks.
-    pub fn deliver(&self, events: Vec<Published>) {
-        // Fails only when the distributor is gone with the hub.
-        let _ = self.inbox.send(events);
+    /// Events nobody watches are dropped here, sparing the distributor a wake-up per write
+    /// (a subscriber that comes later reads the log after subscribing, so it misses nothing).
+    pub fn deliver(&self, mut events: Vec<Published>) {
+        {
+            let markets = lock(&self.markets);
+            let wallets = lock(&self.wallets);
+            events.retain(|e| {
+                e.market_id.as_ref().is_some_and(|m| markets.contains_key(m))
+                    || e.wallet_id.as_ref().is_some_and(|w| wallets.contains_key(w))
+            });
+        }
+        if !events.is_empty() {
+            // Fails only when the distributor is gone with the hub.
+            let _ = self.inbox.send(events);
+        }
     }
 
     /// Sends one round of events: wallet events one by one, each market's as one batch.
