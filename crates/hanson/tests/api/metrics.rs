@@ -111,10 +111,22 @@ async fn metrics_count_requests_trades_and_commits() {
         assert_eq!(status, StatusCode::OK, "{body}");
     }
 
+    // Two open event streams, each past its snapshot.
+    let mut streams = Vec::new();
+    for _ in 0..2 {
+        let mut stream = client.get(format!("{base}/v1/markets/{market_id}/events")).send().await.unwrap();
+        assert_eq!(stream.status(), StatusCode::OK);
+        let first = stream.chunk().await.unwrap().expect("the snapshot");
+        assert!(first.starts_with(b"event: snapshot"));
+        streams.push(stream);
+    }
+
     let response = client.get(format!("{base}/metrics")).send().await.unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     assert!(response.headers()["content-type"].to_str().unwrap().starts_with("text/plain"));
     let text = response.text().await.unwrap();
+    assert_eq!(sample(&text, "hanson_open_streams", ""), Some(2.0), "{text}");
+    drop(streams);
     let requests = "hanson_http_requests_total";
     // Two here, and the one with which ServeProcess::start waited for the server.
     assert_eq!(sample(&text, requests, r#"route="/healthz",method="GET",status="200""#), Some(3.0), "{text}");
