@@ -156,8 +156,10 @@ pub async fn seed_markets(database_url: &str, seed: &SearchSeed<'_>, count: usiz
                 ("NULL".into(), "NULL".into(), "NULL".into(), "NULL".into(), "NULL".into())
             };
             let updated_at = if settled { ends_at } else { created_at };
+            // A market whose closing time passed had its market.closed announced then.
+            let announced = i64::from(status != "active");
             markets.push(format!(
-                "({id},{provider},NULL,{question},{question_lower},{description},{description_lower},{category},{source},{tags},'{{}}',{metadata},'lmsr',{token},{min_bet},{max_bet},{liquidity},{b},{created_at},{ends_at},{creator},10000,10000,{stored_status},'0',0,{winner},{settled_at},{created_at},{updated_at},{payout},{payout},{resolver},{settlement})",
+                "({id},{provider},NULL,{question},{question_lower},{description},{description_lower},{category},{source},{tags},'{{}}',{metadata},'lmsr',{token},{min_bet},{max_bet},{liquidity},{b},{created_at},{ends_at},{creator},10000,10000,{stored_status},'0',0,{winner},{settled_at},{created_at},{updated_at},{payout},{payout},{resolver},{settlement},{announced})",
                 id = q(&id),
                 provider = q(&p.id),
                 question_lower = q(&question.to_lowercase()),
@@ -215,7 +217,8 @@ pub async fn seed_markets(database_url: &str, seed: &SearchSeed<'_>, count: usiz
             "INSERT INTO markets (id, provider_id, game_id, question, question_lower, description, description_lower, \
              category, resolution_source, tags, images, metadata, pricing_method, token_id, min_bet, max_bet, liquidity, b, \
              starts_at, ends_at, creator_wallet_id, creator_fee, platform_fee, status, total_volume, trade_count, \
-             winning_outcome_id, settled_at, created_at, updated_at, payout_num, payout_den, resolver_wallet_id, settlement)",
+             winning_outcome_id, settled_at, created_at, updated_at, payout_num, payout_den, resolver_wallet_id, settlement, \
+             close_announced)",
             &markets,
         );
         chunked_insert(

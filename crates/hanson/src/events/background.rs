@@ -50,7 +50,7 @@ async fn announce_closures(store: &Store) -> crate::error::Result<()> {
     let now = now_micros();
     // A read first: the write (and on SQLite a group commit) only when one is due.
     if store.read(move |c| log::closures_due(c, now)).await? {
-        store.write(move |c| log::announce_closures(c, now)).await?;
+        while store.write(move |c| log::announce_closures(c, now)).await? == log::CLOSURES_PER_WRITE {}
     }
     Ok(())
 }

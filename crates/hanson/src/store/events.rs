@@ -224,12 +224,20 @@ pub fn at_positions(c: &mut dyn Conn, positions: &[i64]) -> Result<Vec<Published
     super::sql::query_as(c, &sql, &[])
 }
 
-/// Emits `market.closed` for every open market whose closing time has passed and that was
-/// not announced; the rows' locks make one node do it once. Returns how many.
+/// Markets announced per write: a crowd of markets closing at once is announced over several
+/// short writes instead of one long one that would hold the writer.
+pub const CLOSURES_PER_WRITE: usize = 500;
+
+/// Emits `market.closed` for open markets whose closing time has passed and that were not
+/// announced, the earliest first, at most [`CLOSURES_PER_WRITE`]; the rows' locks make one
+/// node do it once. Returns how many.
 pub fn announce_closures(c: &mut dyn Conn, now: Micros) -> Result<usize> {
     let closed = c.query(
-        "UPDATE markets SET close_announced = 1 WHERE close_announced = 0 AND ends_at <= $1 AND status = 'active' \
-         RETURNING id, ends_at",
+        &format!(
+            "UPDATE markets SET close_announced = 1 WHERE id IN (SELECT id FROM markets \
+             WHERE close_announced = 0 AND ends_at <= $1 AND status = 'active' ORDER BY ends_at LIMIT {CLOSURES_PER_WRITE}) \
+             AND close_announced = 0 RETURNING id, ends_at"
+        ),
         &[Param::Int(now)],
     )?;
     let count = closed.len();
