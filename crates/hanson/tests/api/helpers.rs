@@ -305,14 +305,29 @@ pub fn assert_field_error(r: &Response, field: &str) {
 pub struct ServeProcess {
     child: Option<Child>,
     pub base: String,
+    /// The server's log, when it keeps one of its own (see `start_flags`).
+    own_log: Option<tempfile::NamedTempFile>,
 }
 
 impl ServeProcess {
     /// Starts `hanson serve` on a free port and waits until it answers `/healthz`.
     pub async fn start(database_url: &str, log: &Path) -> ServeProcess {
+        Self::start_with(database_url, log, &[]).await
+    }
+
+    /// [`ServeProcess::start`] with extra `serve` flags and a log of its own.
+    pub async fn start_flags(database_url: &str, extra: &[&str]) -> ServeProcess {
+        let log = tempfile::NamedTempFile::new().expect("server log");
+        let mut server = Self::start_with(database_url, log.path(), extra).await;
+        server.own_log = Some(log);
+        server
+    }
+
+    pub async fn start_with(database_url: &str, log: &Path, extra: &[&str]) -> ServeProcess {
         let stderr = std::fs::OpenOptions::new().create(true).append(true).open(log).expect("server log");
         let mut child = Command::new(BIN)
             .args(["serve", "--listen", "127.0.0.1:0", "--database-url", database_url, "--auth-rate-per-ip", "0"])
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(stderr)
@@ -328,7 +343,7 @@ impl ServeProcess {
             }
             for _ in lines {}
         });
-        let mut server = ServeProcess { child: Some(child), base: String::new() };
+        let mut server = ServeProcess { child: Some(child), base: String::new(), own_log: None };
         let line = tokio::task::spawn_blocking(move || rx.recv_timeout(Duration::from_secs(10))).await.unwrap();
         let line = line.unwrap_or_else(|_| panic!("hanson serve printed no address; its log:\n{}", read_log(log)));
         server.base = line.strip_prefix("listening on ").unwrap_or_else(|| panic!("unexpected first line {line:?}")).to_string();
@@ -347,6 +362,26 @@ impl ServeProcess {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         server
+    }
+
+    /// SIGTERM: a graceful shutdown.
+    pub fn terminate(&self) {
+        let child = self.child.as_ref().expect("running");
+        // SAFETY: sends a signal to our own child process.
+        assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) }, 0);
+    }
+
+    /// Waits for the process to end by itself.
+    pub async fn exited_within(&mut self, within: Duration) -> std::process::ExitStatus {
+        let child = self.child.as_mut().expect("running");
+        let deadline = Instant::now() + within;
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "hanson serve still running {within:?} after SIGTERM");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
     }
 
     /// SIGKILL, and check that it really was the kill that ended the process.

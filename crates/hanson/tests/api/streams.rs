@@ -7,8 +7,6 @@
 //! WebSocket client is tokio-tungstenite over a plain `TcpStream`.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -1174,66 +1172,12 @@ async fn websocket_user_channel_needs_auth_then_carries_the_callers_events() {
 // A real `hanson serve`: pings, limits, shutdown
 // ---------------------------------------------------------------------------------------------
 
-/// A `hanson serve` process with extra flags, on an existing database; killed when dropped.
-pub struct Serve {
-    child: Child,
-    pub base: String,
-}
-
-impl Serve {
-    pub async fn start(database_url: &str, extra: &[&str]) -> Serve {
-        let mut child = Command::new(BIN)
-            .args(["serve", "--listen", "127.0.0.1:0", "--database-url", database_url, "--auth-rate-per-ip", "0"])
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn hanson serve");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut lines = BufReader::new(stdout).lines();
-            if let Some(Ok(first)) = lines.next() {
-                let _ = tx.send(first);
-            }
-            for _ in lines {}
-        });
-        let line = tokio::task::spawn_blocking(move || rx.recv_timeout(Duration::from_secs(10))).await.unwrap().expect("hanson serve printed its address");
-        let base = line.strip_prefix("listening on ").unwrap_or_else(|| panic!("unexpected first line {line:?}")).to_string();
-        Serve { child, base }
-    }
-
-    fn terminate(&self) {
-        // SAFETY: sends a signal to our own child process.
-        assert_eq!(unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM) }, 0);
-    }
-
-    async fn exited_within(&mut self, within: Duration) -> ExitStatus {
-        let deadline = Instant::now() + within;
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(Instant::now() < deadline, "hanson serve still running {within:?} after SIGTERM");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-}
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[tokio::test]
 async fn streams_get_pings_at_the_configured_interval() {
     let f = Fixture::new().await;
     let market = f.market(2).await;
     let t = f.trader(ONE_TOKEN).await;
-    let serve = Serve::start(&f.app.database_url, &["--stream-ping-secs", "1"]).await;
+    let serve = ServeProcess::start_flags(&f.app.database_url, &["--stream-ping-secs", "1"]).await;
     let client = reqwest::Client::new();
     let mut sse = Sse::market(&client, &serve.base, &id_of(&market), "", &[]).await;
     expect_snapshot(&mut sse, 1, &market).await;
@@ -1276,7 +1220,7 @@ async fn streams_beyond_the_limits_get_429() {
         }
     };
     for flags in [["--max-streams-per-ip", "2"], ["--max-streams", "2"]] {
-        let serve = Serve::start(&f.app.database_url, &[flags[0], flags[1], "--stream-ping-secs", "1"]).await;
+        let serve = ServeProcess::start_flags(&f.app.database_url, &[flags[0], flags[1], "--stream-ping-secs", "1"]).await;
         let mut first = Sse::market(&client, &serve.base, &id, "", &[]).await;
         expect_snapshot(&mut first, 1, &market).await;
         // A WebSocket counts as a stream too.
@@ -1312,7 +1256,7 @@ async fn sigterm_ends_every_stream_cleanly_and_the_server_exits() {
     let market = f.market(2).await;
     let id = id_of(&market);
     let t = f.trader(10 * ONE_TOKEN).await;
-    let mut serve = Serve::start(&f.app.database_url, &[]).await;
+    let mut serve = ServeProcess::start_flags(&f.app.database_url, &[]).await;
     let client = reqwest::Client::new();
     let mut sse = Sse::market(&client, &serve.base, &id, "", &[]).await;
     expect_snapshot(&mut sse, 1, &market).await;

@@ -42,7 +42,7 @@ async fn events_reach_the_subscribers_of_every_node_within_a_second() {
     let market = f.market(2).await;
     let id = market["id"].as_str().unwrap().to_string();
     let t = Arc::new(f.trader(1_000 * ONE_TOKEN).await);
-    let other = Serve::start(&f.app.database_url, &[]).await;
+    let other = ServeProcess::start_flags(&f.app.database_url, &[]).await;
     let client = reqwest::Client::new();
     let nodes = [f.app.base.clone(), other.base.clone()];
 
@@ -127,7 +127,7 @@ async fn events_reach_the_subscribers_of_every_node_within_a_second() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn market_closed_is_announced_once_across_nodes() {
     let f = Fixture::new().await;
-    let others = [Serve::start(&f.app.database_url, &[]).await, Serve::start(&f.app.database_url, &[]).await];
+    let others = [ServeProcess::start_flags(&f.app.database_url, &[]).await, ServeProcess::start_flags(&f.app.database_url, &[]).await];
     let mut body = f.market_body(2);
     body["starts_at"] = json!(iso(-60));
     body["ends_at"] = json!(iso(2));
