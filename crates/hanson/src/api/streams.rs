@@ -32,7 +32,7 @@ use crate::domain::position::Holding;
 use crate::domain::tenant::Balance;
 use crate::domain::views::MarketDetail;
 use crate::error::{Error, Result};
-use crate::events::{sse_frame, Delivery, First, Hub, Live, MarketSubscription, Start, StreamPermit};
+use crate::events::{joined_frames, sse_frame, First, Hub, Live, MarketSubscription, Start, StreamPermit};
 use crate::store::history;
 use crate::store::tenants;
 
@@ -161,12 +161,6 @@ fn snapshot_json(seq: i64, market: &MarketDetail) -> String {
     serde_json::to_string(&MarketSnapshot { seq, market }).unwrap_or_default()
 }
 
-fn joined(deliveries: &[Arc<Delivery>]) -> Bytes {
-    let mut chunk = BytesMut::with_capacity(deliveries.iter().map(|d| d.sse.len()).sum());
-    deliveries.iter().for_each(|d| chunk.extend_from_slice(&d.sse));
-    chunk.freeze()
-}
-
 async fn pump_market_sse(hub: &Hub, mut sub: MarketSubscription, tx: mpsc::Sender<Bytes>, mut closing: watch::Receiver<bool>) {
     let mut settled = false;
     let opening = match std::mem::replace(&mut sub.first, First::Replay(Vec::new())) {
@@ -197,7 +191,7 @@ async fn pump_market_sse(hub: &Hub, mut sub: MarketSubscription, tx: mpsc::Sende
                 Live::Events(events) if events.is_empty() => continue,
                 Live::Events(events) => {
                     settled = events.iter().any(|d| d.settles());
-                    joined(&events)
+                    joined_frames(&events)
                 }
                 Live::TooFarBehind | Live::Closed => return,
             },
@@ -289,7 +283,7 @@ async fn pump_user<F, Fut>(
     mut send: F,
 ) -> bool
 where
-    F: FnMut(String, &'static str) -> Fut,
+    F: FnMut(String, &str) -> Fut,
     Fut: std::future::Future<Output = bool>,
 {
     let mut pings = ping_timer(hub.settings().ping_interval);
@@ -302,7 +296,7 @@ where
                     Err(()) => return true,
                     Ok(None) => {}
                     Ok(Some(text)) => {
-                        if !send(text, kind_name(&event.kind)).await {
+                        if !send(text, &event.kind).await {
                             return false;
                         }
                     }
@@ -318,26 +312,6 @@ where
     }
 }
 
-/// Event types as static names (the set is fixed), so frames need no owned copy.
-fn kind_name(kind: &str) -> &'static str {
-    const KINDS: [&str; 14] = [
-        "market.created",
-        "market.updated",
-        "outcome.created",
-        "outcome.updated",
-        "trade.created",
-        "market.closed",
-        "market.resolved",
-        "market.cancelled",
-        "claim.completed",
-        "deposit.completed",
-        "withdrawal.completed",
-        "balance.updated",
-        "position.updated",
-        "session.ended",
-    ];
-    KINDS.into_iter().find(|k| *k == kind).unwrap_or("event")
-}
 
 /// One client message on the WebSocket.
 #[derive(Deserialize)]
@@ -581,8 +555,8 @@ async fn forward_user(app: AppState, user: UserAuth, out: mpsc::Sender<String>) 
         return;
     }
     let ended = pump_user(&app.hub, live, &user.session_id, app.hub.closing(), |text, kind| {
-        let out = out.clone();
-        async move { kind == "ping" || out.send(text).await.is_ok() }
+        let (out, ping) = (out.clone(), kind == "ping");
+        async move { ping || out.send(text).await.is_ok() }
     })
     .await;
     if ended {

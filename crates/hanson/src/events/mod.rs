@@ -84,13 +84,7 @@ pub struct Batch {
 
 impl Batch {
     fn new(deliveries: Vec<Arc<Delivery>>) -> Batch {
-        let sse = if deliveries.len() == 1 {
-            deliveries[0].sse.clone()
-        } else {
-            let mut joined = bytes::BytesMut::with_capacity(deliveries.iter().map(|d| d.sse.len()).sum());
-            deliveries.iter().for_each(|d| joined.extend_from_slice(&d.sse));
-            joined.freeze()
-        };
+        let sse = joined_frames(&deliveries);
         Batch { deliveries, sse }
     }
 
@@ -101,6 +95,16 @@ impl Batch {
     fn last_seq(&self) -> i64 {
         self.deliveries.last().map_or(0, |d| d.seq())
     }
+}
+
+/// The SSE frames of `deliveries`, one after the other (a single one is shared, not copied).
+pub fn joined_frames(deliveries: &[Arc<Delivery>]) -> Bytes {
+    if let [only] = deliveries {
+        return only.sse.clone();
+    }
+    let mut joined = bytes::BytesMut::with_capacity(deliveries.iter().map(|d| d.sse.len()).sum());
+    deliveries.iter().for_each(|d| joined.extend_from_slice(&d.sse));
+    joined.freeze()
 }
 
 /// `event: <type>`, `id: <seq>` when there is one, one `data:` line.
