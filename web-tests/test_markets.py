@@ -1,0 +1,84 @@
+"""The markets page and what a market page shows before anyone logs in."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+
+import ui
+from hanson_web import User, tokens
+
+
+def test_search_finds_a_market_and_opens_it(world, open_tab):
+    wanted = world.create_market("Will the zeppelin land in Lisbon before noon?", category="travel",
+                                 description="Counted at the mooring mast.")
+    others = [world.create_market(f"Will the ferry number {n} leave on time?", category="travel") for n in range(3)]
+    page = open_tab().page
+    page.goto("/")
+    cards = page.get_by_test_id("market-card")
+    expect(cards.first).to_be_visible()
+
+    page.get_by_test_id("market-search").fill("zeppelin")
+    expect(cards).to_have_count(1)
+    card = cards.first
+    expect(card).to_contain_text(wanted.question)
+    # The card shows each outcome's price and the market's volume.
+    expect(card).to_contain_text("Yes")
+    expect(card).to_contain_text("No")
+
+    # A search by description finds it as well; one matching nothing shows no card.
+    page.get_by_test_id("market-search").fill("MOORING MAST")
+    expect(cards).to_have_count(1)
+    expect(cards.first).to_contain_text(wanted.question)
+    page.get_by_test_id("market-search").fill("ferry number")
+    expect(cards).to_have_count(len(others))
+    page.get_by_test_id("market-search").fill("no market says qwxz")
+    expect(cards).to_have_count(0)
+
+    page.get_by_test_id("market-search").fill("zeppelin")
+    expect(cards).to_have_count(1)
+    cards.first.get_by_text(wanted.question).click()
+    expect(page).to_have_url(re.compile(rf"/markets/{wanted.id}$"))
+    expect(page.get_by_text(wanted.question).first).to_be_visible()
+    ui.wait_for_prices(page, world.prices(wanted.id))
+
+
+def test_market_page_shows_exact_prices_chart_and_trades(world, open_tab):
+    market = world.create_market("Will three outcomes price exactly?", outcomes=("Red", "Green", "Blue"),
+                                 description="A market with three outcomes.")
+    trader = world.login(User.named("chart-trader"))
+    world.fund(trader, 200)
+    for outcome, amount in (("Red", 30), ("Green", 5), ("Red", 12), ("Blue", 8)):
+        world.bet(trader, market.id, market.outcome(outcome), tokens(amount))
+
+    page = open_tab().page
+    page.goto(f"/markets/{market.id}")
+    expect(page.get_by_text(market.question).first).to_be_visible()
+    expect(page.get_by_text("A market with three outcomes.").first).to_be_visible()
+    prices = world.prices(market.id)
+    ui.wait_for_prices(page, prices)
+    assert set(ui.price_map(page)) == {o["id"] for o in market.outcomes}
+    expect(page.get_by_test_id("trade-row")).to_have_count(4)
+
+    chart = page.get_by_test_id("price-chart")
+    expect(chart).to_be_visible()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=price-chart] canvas')].some(c => c.width > 0)")
+    assert ui.canvas_drawn(chart), "the price chart's canvas is blank"
+
+
+def test_status_filter_shows_only_matching_markets(world, open_tab):
+    open_market = world.create_market("Is the filtered lighthouse lit?", category="lighthouses")
+    settled = world.create_market("Was the filtered lighthouse lit yesterday?", category="lighthouses")
+    world.resolve(settled.id, settled.outcome("Yes"))
+    page = open_tab().page
+    page.goto("/")
+    page.get_by_test_id("market-search").fill("filtered lighthouse")
+    cards = page.get_by_test_id("market-card")
+    status = page.get_by_label("Status", exact=True)
+    for value, shown in (("", {open_market, settled}), ("resolved", {settled}), ("active", {open_market}), ("cancelled", set())):
+        status.select_option(value)
+        expect(cards).to_have_count(len(shown))
+        for market in shown:
+            expect(cards.filter(has_text=market.question)).to_have_count(1)
