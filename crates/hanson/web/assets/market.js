@@ -1,0 +1,348 @@
+// Market page: prices, chart, recent trades and the trade ticket, all following the market's
+// event stream (snapshot, then every event in seq order; a new snapshot replaces the state).
+import { call, errorText } from './client.js';
+import { h, $, clear, statusBadge, formatDate, formatWhen, relativeTime, shortAddress, flash, outcomeColor } from './ui.js';
+import { formatPercent, formatUnits, formatCents, compareDecimal } from './money.js';
+import { mountAccount } from './account.js';
+import { rememberProvider } from './session.js';
+import { MarketStream } from './live.js';
+import { PriceChart, INTERVALS } from './chart.js';
+import { mountTicket } from './ticket.js';
+
+const MAX_TRADES = 50;
+const marketId = decodeURIComponent(location.pathname.split('/').filter(Boolean)[1] || '');
+const root = $('#market-root');
+const state = { market: null, trades: [], tradeIds: new Set(), lastTradeAt: 0, snapshots: 0 };
+const el = {};
+let chart = null;
+let ticket = null;
+let stream = null;
+
+const account = mountAccount({
+  providerId: () => state.market?.provider?.id ?? null,
+  tokenId: () => state.market?.token?.id ?? null,
+  onUser: (msg) => {
+    if (msg.type === 'position.updated' && msg.data?.position?.market_id === marketId && ticket) {
+      const p = msg.data.position;
+      ticket.setHolding(p.outcome_id, p.status === 'active' ? p.shares : '0');
+    }
+  },
+});
+
+function sortOutcomes(market) {
+  market.outcomes.sort((a, b) => (a.outcome_index ?? 0) - (b.outcome_index ?? 0));
+  return market;
+}
+
+async function start() {
+  if (!marketId) return notFound();
+  const tradesReq = call('trade_records', { body: { filters: { market_id: marketId }, pagination: { page: 1, per_page: 20 } } }).catch(() => null);
+  let market;
+  try {
+    market = await call('market_detail', { path: { market_id: marketId } });
+  } catch (e) {
+    if (e.status === 404) return notFound();
+    clear(root).append(h('p', { class: 'error-text', role: 'alert' }, errorText(e)));
+    return;
+  }
+  state.market = sortOutcomes(market);
+  rememberProvider(market.provider.id);
+  render();
+  account.reload();
+  chart = new PriceChart(el.chart, state.market);
+  setIntervalButtons(chart.interval.id);
+  stream = new MarketStream(marketId, { onSnapshot, onEvent, onState: showStreamState });
+  const chartLoad = chart.load().catch((e) => showChartError(e));
+  const trades = await tradesReq;
+  if (trades) mergeTrades(trades.data);
+  await chartLoad;
+  root.setAttribute('aria-busy', 'false');
+  root.dataset.ready = 'true';
+  ticket.loadHoldings();
+  scheduleClose();
+}
+
+function showStreamState(s) {
+  el.live.dataset.state = s;
+  el.live.textContent = s === 'live' ? 'Live' : s === 'closed' ? 'Settled' : 'Reconnecting…';
+}
+
+function loadTrades() {
+  return call('trade_records', { body: { filters: { market_id: marketId }, pagination: { page: 1, per_page: 20 } } }).then((r) => mergeTrades(r.data), () => {});
+}
+
+function notFound() {
+  document.title = 'Market not found · Hanson';
+  clear(root).append(h('div', { class: 'card empty' }, h('h1', {}, 'Market not found'), h('p', {}, 'It may have been removed, or the link is wrong.'), h('a', { href: '/' }, 'Browse markets')));
+  root.setAttribute('aria-busy', 'false');
+}
+
+function render() {
+  const m = state.market;
+  document.title = `${m.question} · Hanson`;
+  el.status = h('span', {});
+  el.live = h('span', { class: 'live-dot', testid: 'live-state', dataset: { state: 'connecting' } }, 'Connecting…');
+  el.question = h('h1', { testid: 'market-question' });
+  el.volume = h('b', { testid: 'market-volume' });
+  el.pool = h('b', { testid: 'market-pool' });
+  el.closes = h('b', { testid: 'market-closes' });
+  el.outcomes = h('div', { class: 'outcome-list', role: 'list' });
+  el.chart = h('div', { class: 'chart', testid: 'price-chart', role: 'img', 'aria-label': 'Price chart' });
+  el.tools = h('div', { class: 'chart-tools', role: 'group', 'aria-label': 'Candle interval' },
+    INTERVALS.map((iv) => h('button', {
+      type: 'button', class: 'btn btn-small btn-ghost', testid: `chart-interval-${iv.id}`, title: iv.title, 'aria-label': iv.title, 'aria-pressed': 'false', dataset: { interval: iv.id },
+      onclick: () => {
+        setIntervalButtons(iv.id);
+        chart.load(iv.id).catch((e) => showChartError(e));
+      },
+    }, iv.label)));
+  el.chartError = h('p', { class: 'error-text', role: 'alert', hidden: true });
+  el.trades = h('tbody', {});
+  el.noTrades = h('p', { class: 'muted', testid: 'no-trades' }, 'No trades yet. Be the first.');
+  el.description = h('p', { testid: 'market-description' });
+  el.rules = h('dl', { class: 'stats' });
+  const ticketRoot = h('div', {});
+  const grid = h('div', { class: 'market-layout' },
+    h('div', { class: 'market-main' },
+      h('section', { class: 'card market-head' },
+        h('div', { class: 'meta' }, el.status, m.category ? h('span', { class: 'chip', testid: 'market-category' }, m.category) : null, h('span', {}, m.provider.name), el.live),
+        el.question,
+        h('div', { class: 'stats' },
+          h('div', {}, h('span', { class: 'muted' }, 'Volume'), el.volume),
+          h('div', {}, h('span', { class: 'muted' }, 'Pool'), el.pool),
+          h('div', {}, h('span', { class: 'muted' }, 'Closes'), el.closes))),
+      h('section', { class: 'card', 'aria-labelledby': 'outcomes-title' }, h('h2', { id: 'outcomes-title' }, 'Outcomes'), el.outcomes),
+      h('section', { class: 'card', 'aria-labelledby': 'chart-title' },
+        h('div', { class: 'card-title' }, h('h2', { id: 'chart-title' }, 'Price'), el.tools),
+        el.chart, el.chartError),
+      h('section', { class: 'card', 'aria-labelledby': 'trades-title' },
+        h('h2', { id: 'trades-title' }, 'Recent trades'),
+        h('div', { class: 'table-wrap' },
+          h('table', {},
+            h('thead', {}, h('tr', {},
+              h('th', {}, 'Time'), h('th', {}, 'Side'), h('th', {}, 'Outcome'),
+              h('th', { class: 'r' }, 'Amount'), h('th', { class: 'r hide-sm' }, 'Shares'), h('th', { class: 'r' }, 'Price'), h('th', { class: 'hide-sm' }, 'Trader'))),
+            el.trades)),
+        el.noTrades),
+      h('section', { class: 'card', 'aria-labelledby': 'about-title' }, h('h2', { id: 'about-title' }, 'About'), el.description, el.rules)),
+    h('aside', { class: 'market-side', 'aria-label': 'Trade ticket' }, ticketRoot));
+  clear(root).append(grid);
+  ticket = mountTicket(ticketRoot, { market: () => state.market, account, onTraded });
+  renderMarket();
+}
+
+function setIntervalButtons(id) {
+  for (const b of el.tools.querySelectorAll('button')) b.setAttribute('aria-pressed', String(b.dataset.interval === id));
+}
+
+function showChartError(e) {
+  el.chartError.textContent = `The chart could not load: ${errorText(e)}`;
+  el.chartError.hidden = false;
+}
+
+/** Everything shown from the market detail. */
+function renderMarket() {
+  const m = state.market;
+  const d = m.token.decimals;
+  clear(el.status).append(statusBadge(m.status));
+  el.question.textContent = m.question;
+  el.volume.textContent = `${formatUnits(m.total_volume, d, 2)} ${m.token.symbol}`;
+  el.pool.textContent = `${formatUnits(m.total_pool, d, 2)} ${m.token.symbol}`;
+  el.closes.textContent = formatDate(m.closes_at);
+  el.closes.title = relativeTime(m.closes_at);
+  el.description.textContent = m.description || 'No description.';
+  clear(el.rules);
+  const rule = (label, value) => value && h('div', {}, h('span', { class: 'muted' }, label), h('b', {}, value));
+  el.rules.append(...[
+    rule('Resolution source', m.resolution_source),
+    rule('Minimum bet', `${formatUnits(m.minimum_bet ?? m.min_bet_amount ?? '0', d)} ${m.token.symbol}`),
+    rule('Fees', `${Number(m.creator_fee_percentage || 0) + Number(m.platform_fee_percentage || 0)}%`),
+    rule('Opened', formatDate(m.starts_at || m.created_at)),
+    rule('Token', `${m.token.name} (${m.token.symbol})`),
+  ].filter(Boolean));
+  renderOutcomes();
+  if (ticket) ticket.update();
+}
+
+function renderOutcomes() {
+  const m = state.market;
+  const existing = new Map([...el.outcomes.children].map((row) => [row.dataset.outcomeId, row]));
+  const ids = m.outcomes.map((o) => o.id).join(',');
+  if ([...existing.keys()].join(',') !== ids) {
+    clear(el.outcomes);
+    m.outcomes.forEach((o, i) => {
+      const swatch = h('span', { class: 'swatch', 'aria-hidden': 'true' });
+      swatch.style.background = outcomeColor(i);
+      el.outcomes.append(h('div', { class: 'outcome-row', role: 'listitem', testid: 'outcome-row', dataset: { outcomeId: o.id } },
+        swatch,
+        h('div', {}, h('div', { class: 'o-title' }), h('div', { class: 'o-sub' })),
+        h('span', { class: 'outcome-price', testid: 'outcome-price', dataset: { outcomeId: o.id } }),
+        h('button', { type: 'button', class: 'btn btn-small btn-outline-buy', testid: 'outcome-trade', onclick: () => ticket.selectOutcome(o.id, 'buy') }, 'Trade')));
+    });
+  }
+  for (const o of m.outcomes) {
+    const row = el.outcomes.querySelector(`[data-outcome-id="${CSS.escape(o.id)}"]`);
+    row.querySelector('.o-title').textContent = o.title;
+    row.querySelector('.o-sub').textContent = `${formatUnits(o.total_volume ?? '0', m.token.decimals, 2)} ${m.token.symbol} vol. · ${formatCents(o.current_price)}`;
+    row.classList.toggle('winner', m.status === 'resolved' && m.winning_outcome_id === o.id);
+    const price = row.querySelector('.outcome-price');
+    setPriceEl(price, o.current_price);
+  }
+}
+
+function setPriceEl(node, price) {
+  const before = node.dataset.price;
+  if (before === price) return;
+  node.dataset.price = price;
+  node.textContent = formatPercent(price);
+  node.title = formatCents(price, 2);
+  if (before) flash(node, compareDecimal(price, before));
+}
+
+/** Applies [{outcome_id, price}] to the state and the page. */
+function applyPrices(prices) {
+  for (const p of prices) {
+    const o = state.market.outcomes.find((x) => x.id === p.outcome_id);
+    if (o) o.current_price = p.price;
+  }
+  renderOutcomes();
+  ticket.update();
+  ticket.refreshPreview();
+}
+
+function tradeRow(t, fresh) {
+  const m = state.market;
+  const o = m.outcomes.find((x) => x.id === t.outcome_id);
+  const d = m.token.decimals;
+  return h('tr', { testid: 'trade-row', class: fresh ? 'new-row' : '', dataset: { tradeId: t.id, outcomeId: t.outcome_id, type: t.transaction_type } },
+    h('td', { class: 'muted' }, h('time', { datetime: t.created_at }, formatWhen(t.created_at))),
+    h('td', {}, h('span', { class: `trade-side ${t.transaction_type}` }, t.transaction_type)),
+    h('td', {}, o ? o.title : '—'),
+    h('td', { class: 'r' }, `${formatUnits(t.amount, d, 2)} ${m.token.symbol}`),
+    h('td', { class: 'r hide-sm' }, formatUnits(t.shares, d, 2)),
+    h('td', { class: 'r' }, formatCents(t.price)),
+    h('td', { class: 'addr hide-sm', title: t.wallet_address }, shortAddress(t.wallet_address)));
+}
+
+/** Merges fetched trades with those the stream already added (newest first, each once). */
+function mergeTrades(list) {
+  const byId = new Map(state.trades.map((t) => [t.id, t]));
+  for (const t of list) byId.set(t.id, t);
+  state.trades = [...byId.values()].sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0)).slice(0, MAX_TRADES);
+  state.tradeIds = new Set(state.trades.map((t) => t.id));
+  clear(el.trades).append(...state.trades.map((t) => tradeRow(t, false)));
+  el.noTrades.hidden = state.trades.length > 0;
+}
+
+function addTrade(t) {
+  if (state.tradeIds.has(t.id)) return;
+  state.tradeIds.add(t.id);
+  state.trades.unshift(t);
+  el.trades.prepend(tradeRow(t, true));
+  while (state.trades.length > MAX_TRADES) {
+    state.tradeIds.delete(state.trades.pop().id);
+    el.trades.lastElementChild.remove();
+  }
+  el.noTrades.hidden = true;
+}
+
+// Own trade: the response already says where the traded outcome's price went; the stream
+// brings every outcome's price a moment later.
+function onTraded(side, receipt) {
+  const at = new Date(receipt.created_at).getTime();
+  if (at >= state.lastTradeAt) {
+    state.lastTradeAt = at;
+    applyPrices([{ outcome_id: receipt.outcome_id, price: receipt.new_outcome_price }]);
+  }
+  account.setBalance(state.market.token.id, receipt.balance_after);
+}
+
+function onSnapshot(snap) {
+  state.snapshots += 1;
+  state.market = sortOutcomes(snap.market);
+  renderMarket();
+  chart.setMarket(state.market);
+  // Trades made between the first page of trades and this snapshot would be missing: read
+  // them again. After a later snapshot (missed events are gone) read the candles too.
+  loadTrades();
+  if (state.snapshots > 1) chart.load().catch((e) => showChartError(e));
+}
+
+function onEvent(env) {
+  const m = state.market;
+  const data = env.data || {};
+  switch (env.type) {
+    case 'market.updated':
+      state.market = sortOutcomes(data);
+      renderMarket();
+      chart.setMarket(state.market);
+      scheduleClose();
+      break;
+    case 'outcome.created':
+    case 'outcome.updated': {
+      const i = m.outcomes.findIndex((o) => o.id === data.outcome.id);
+      const merged = { total_volume: '0', ...(i >= 0 ? m.outcomes[i] : {}), ...data.outcome };
+      if (i >= 0) m.outcomes[i] = merged;
+      else m.outcomes.push(merged);
+      sortOutcomes(m);
+      for (const p of data.prices || []) {
+        const o = m.outcomes.find((x) => x.id === p.outcome_id);
+        if (o) o.current_price = p.price;
+      }
+      renderMarket();
+      chart.setMarket(m);
+      break;
+    }
+    case 'trade.created': {
+      const t = data.trade;
+      const at = new Date(t.created_at).getTime();
+      if (at >= state.lastTradeAt) state.lastTradeAt = at;
+      m.total_volume = data.total_volume ?? m.total_volume;
+      m.total_pool = data.total_pool ?? m.total_pool;
+      const o = m.outcomes.find((x) => x.id === t.outcome_id);
+      if (o) o.total_volume = (BigInt(o.total_volume || '0') + BigInt(t.amount)).toString();
+      for (const p of data.prices || []) {
+        const x = m.outcomes.find((y) => y.id === p.outcome_id);
+        if (x) x.current_price = p.price;
+      }
+      el.volume.textContent = `${formatUnits(m.total_volume, m.token.decimals, 2)} ${m.token.symbol}`;
+      el.pool.textContent = `${formatUnits(m.total_pool, m.token.decimals, 2)} ${m.token.symbol}`;
+      renderOutcomes();
+      ticket.update();
+      ticket.refreshPreview();
+      addTrade(t);
+      chart.addPrices(env.timestamp || t.created_at, data.prices || []);
+      break;
+    }
+    case 'market.closed':
+      m.status = 'closed';
+      renderMarket();
+      break;
+    case 'market.resolved':
+    case 'market.cancelled':
+      m.status = env.type === 'market.resolved' ? 'resolved' : 'cancelled';
+      if (data.winning_outcome_id) m.winning_outcome_id = data.winning_outcome_id;
+      renderMarket();
+      // The detail carries the settled prices and times.
+      call('market_detail', { path: { market_id: marketId } }).then((fresh) => {
+        state.market = sortOutcomes(fresh);
+        renderMarket();
+        chart.setMarket(state.market);
+      }, () => {});
+      break;
+    default:
+      break;
+  }
+}
+
+// Trading stops at closes_at; the server announces market.closed a few seconds later.
+let closeTimer = null;
+function scheduleClose() {
+  clearTimeout(closeTimer);
+  const ms = new Date(state.market.closes_at).getTime() - Date.now();
+  if (state.market.status === 'active' && ms > 0 && ms < 2 ** 31 - 1) {
+    closeTimer = setTimeout(() => ticket.update(), ms + 50);
+  }
+}
+
+start();

@@ -1,0 +1,342 @@
+// The trade ticket: outcome, side, amount in token units (or shares), a live preview from
+// the preview endpoints, and buy / sell with an Idempotency-Key per submission.
+import { call, errorText, newIdempotencyKey, ApiError } from './client.js';
+import { h, clear, debounce } from './ui.js';
+import { toWei, fromWei, formatUnits, formatCents, formatPercent, formatSignedPercent } from './money.js';
+import { getAuth, withAuth } from './session.js';
+
+/**
+ * mountTicket(root, {market: () => detail, account, onTraded(kind, receipt)}).
+ * Returns {update() (market changed), refreshPreview() (prices moved), selectOutcome(id), loadHoldings()}.
+ */
+export function mountTicket(root, ctx) {
+  const state = { side: 'buy', mode: 'shares', previewId: 0, abort: null, holdings: new Map(), busy: false };
+  const m = () => ctx.market();
+  const token = () => m().token;
+
+  const outcomeSelect = h('select', { id: 'ticket-outcome', testid: 'ticket-outcome', onchange: () => changed() });
+  const sideInputs = ['buy', 'sell'].map((side) =>
+    h('input', { type: 'radio', name: 'ticket-side', value: side, checked: side === 'buy', testid: `ticket-side-${side}`, onchange: (e) => setSide(e.target.value) }));
+  const modeInputs = [['shares', 'Shares'], ['proceeds', 'Target proceeds']].map(([mode]) =>
+    h('input', { type: 'radio', name: 'ticket-sell-mode', value: mode, checked: mode === 'shares', testid: `ticket-sell-mode-${mode}`, onchange: (e) => setMode(e.target.value) }));
+  const amountInput = h('input', {
+    id: 'ticket-amount', testid: 'ticket-amount', type: 'text', inputmode: 'decimal', autocomplete: 'off',
+    placeholder: '0', spellcheck: 'false', 'aria-describedby': 'ticket-error',
+    oninput: () => changed(),
+    onkeydown: (e) => {
+      if (e.key === 'Enter') {
+        e.preventDefault();
+        submit(state.side);
+      }
+    },
+  });
+  const unit = h('span', { class: 'unit', 'aria-hidden': 'true' });
+  const amountLabel = h('label', { for: 'ticket-amount' });
+  const error = h('p', { id: 'ticket-error', class: 'ticket-error', testid: 'ticket-error', role: 'alert', hidden: true });
+  const holding = h('div', { class: 'holding-line', testid: 'ticket-holding', hidden: true });
+  const preview = h('div', { class: 'preview', testid: 'ticket-preview', 'aria-live': 'polite', dataset: { state: 'empty' } });
+  const buyButton = h('button', { type: 'button', class: 'btn btn-buy', testid: 'ticket-buy', onclick: () => submit('buy') }, 'Buy');
+  const sellButton = h('button', { type: 'button', class: 'btn btn-outline-sell', testid: 'ticket-sell', onclick: () => submit('sell') }, 'Sell');
+  const result = h('p', { class: 'ticket-result', testid: 'ticket-result', role: 'status' });
+  const closedNote = h('p', { class: 'closed-note', testid: 'ticket-closed', hidden: true });
+  const modeBox = h('fieldset', { class: 'segmented', hidden: true },
+    h('legend', {}, 'Sell by'),
+    modeInputs.map((input, i) => h('label', {}, input, h('span', {}, i === 0 ? 'Shares' : 'Target proceeds'))));
+
+  clear(root).append(
+    h('section', { class: 'card ticket', 'aria-labelledby': 'ticket-title' },
+      h('h2', { id: 'ticket-title' }, 'Trade'),
+      closedNote,
+      h('fieldset', { class: 'segmented side' }, h('legend', {}, 'Side'),
+        sideInputs.map((input) => h('label', {}, input, h('span', {}, input.value === 'buy' ? 'Buy' : 'Sell')))),
+      h('div', { class: 'field' }, h('label', { for: 'ticket-outcome' }, 'Outcome'), outcomeSelect),
+      modeBox,
+      h('div', { class: 'field' }, amountLabel, h('div', { class: 'input-unit' }, amountInput, unit), error),
+      holding,
+      preview,
+      h('div', { class: 'ticket-buttons' }, buyButton, sellButton),
+      result));
+
+  function setSide(side) {
+    state.side = side;
+    for (const i of sideInputs) i.checked = i.value === side;
+    labels();
+    changed();
+  }
+
+  function setMode(mode) {
+    state.mode = mode;
+    for (const i of modeInputs) i.checked = i.value === mode;
+    labels();
+    changed();
+  }
+
+  function selectedOutcome() {
+    return m().outcomes.find((o) => o.id === outcomeSelect.value) || m().outcomes[0];
+  }
+
+  function labels() {
+    const sym = token().symbol;
+    const sell = state.side === 'sell';
+    modeBox.hidden = !sell;
+    if (!sell) {
+      amountLabel.textContent = `Amount to spend (${sym})`;
+      unit.textContent = sym;
+    } else if (state.mode === 'shares') {
+      amountLabel.textContent = 'Shares to sell';
+      unit.textContent = 'shares';
+    } else {
+      amountLabel.textContent = `Proceeds to receive (${sym}, after fees)`;
+      unit.textContent = sym;
+    }
+    const o = selectedOutcome();
+    const title = o ? o.title : '';
+    buyButton.textContent = `Buy ${title}`;
+    sellButton.textContent = `Sell ${title}`;
+    buyButton.className = `btn ${sell ? 'btn-outline-buy' : 'btn-buy'}`;
+    sellButton.className = `btn ${sell ? 'btn-sell' : 'btn-outline-sell'}`;
+    renderHolding();
+  }
+
+  function renderHolding() {
+    const o = selectedOutcome();
+    const shares = o && state.holdings.get(o.id);
+    clear(holding);
+    holding.hidden = !shares || shares === '0';
+    if (holding.hidden) return;
+    holding.append(h('span', {}, `You hold ${formatUnits(shares, token().decimals)} ${o.title} shares`));
+    if (state.side === 'sell' && state.mode === 'shares') {
+      holding.append(h('button', {
+        type: 'button', class: 'link-btn', testid: 'ticket-max',
+        onclick: () => {
+          amountInput.value = fromWei(shares, token().decimals);
+          changed();
+        },
+      }, 'Max'));
+    }
+  }
+
+  function showError(text) {
+    error.textContent = text;
+    error.hidden = !text;
+    amountInput.setAttribute('aria-invalid', text ? 'true' : 'false');
+  }
+
+  function open() {
+    const market = m();
+    return market.status === 'active' && Date.now() < new Date(market.closes_at).getTime() && Date.now() >= new Date(market.starts_at || 0).getTime();
+  }
+
+  /** The request body for the current side and amount, or null (error shown). */
+  function amountBody(side) {
+    const text = amountInput.value.trim();
+    if (!text) return null;
+    let wei;
+    try {
+      wei = toWei(text, token().decimals);
+    } catch (e) {
+      showError(e.message);
+      return null;
+    }
+    if (wei === '0') {
+      showError('Enter an amount greater than zero.');
+      return null;
+    }
+    const outcome_id = selectedOutcome().id;
+    if (side === 'buy') return { outcome_id, amount: wei };
+    return state.mode === 'shares' ? { outcome_id, shares_amount: wei } : { outcome_id, target_proceeds: wei };
+  }
+
+  function row(label, value, cls) {
+    return [h('dt', {}, label), h('dd', { class: cls || '' }, value)];
+  }
+
+  function previewEmpty(text) {
+    preview.dataset.state = 'empty';
+    clear(preview).append(h('span', { class: 'muted' }, text));
+  }
+
+  async function runPreview() {
+    const id = ++state.previewId;
+    if (state.abort) state.abort.abort();
+    showError('');
+    if (!amountInput.value.trim()) {
+      previewEmpty(state.side === 'buy' ? 'Enter an amount to see shares, price and fee.' : 'Enter shares or proceeds to see what you get.');
+      return;
+    }
+    const side = state.side;
+    const body = amountBody(side);
+    if (!body) {
+      previewEmpty('—');
+      preview.dataset.state = 'error';
+      return;
+    }
+    const abort = new AbortController();
+    state.abort = abort;
+    preview.dataset.state = 'loading';
+    preview.setAttribute('aria-busy', 'true');
+    try {
+      const p = await call(side === 'buy' ? 'bet_preview' : 'sell_preview', { body, signal: abort.signal });
+      if (id !== state.previewId) return;
+      const d = token().decimals;
+      const sym = token().symbol;
+      const impactCls = p.price_impact.startsWith('-') ? 'down' : 'up';
+      const dl = side === 'buy'
+        ? h('dl', {},
+          row('Shares', formatUnits(p.estimated_shares, d)),
+          row('Average price', formatCents(p.average_price)),
+          row('Fee', `${formatUnits(p.estimated_fee, d)} ${sym}`),
+          row('Price impact', formatSignedPercent(p.price_impact), impactCls),
+          row('New price', formatPercent(p.new_outcome_price)),
+          row('Payout if it wins', `${formatUnits(p.estimated_shares, d)} ${sym}`))
+        : h('dl', {},
+          row('Shares sold', formatUnits(p.estimated_shares, d)),
+          row('Proceeds', `${formatUnits(p.estimated_proceeds, d)} ${sym}`),
+          row('Fee', `${formatUnits(p.estimated_fee, d)} ${sym}`),
+          row('You receive', `${formatUnits(p.estimated_net_proceeds, d)} ${sym}`),
+          row('Average price', formatCents(p.average_price)),
+          row('Price impact', formatSignedPercent(p.price_impact), impactCls));
+      preview.dataset.state = 'ready';
+      preview.dataset.side = side;
+      clear(preview).append(dl);
+    } catch (e) {
+      if (e.name === 'AbortError' || id !== state.previewId) return;
+      previewEmpty('No preview.');
+      preview.dataset.state = 'error';
+      showError(errorText(e));
+    } finally {
+      if (id === state.previewId) preview.removeAttribute('aria-busy');
+    }
+  }
+
+  const previewSoon = debounce(runPreview, 200);
+
+  function changed() {
+    result.textContent = '';
+    labels();
+    previewSoon();
+  }
+
+  async function submit(side) {
+    if (state.busy) return;
+    if (side !== state.side) setSide(side);
+    previewSoon.cancel();
+    result.textContent = '';
+    showError('');
+    if (!open()) {
+      showError('This market is not open for trading.');
+      return;
+    }
+    if (!amountInput.value.trim()) {
+      showError(side === 'buy' ? 'Enter an amount to spend.' : 'Enter what to sell.');
+      amountInput.focus();
+      return;
+    }
+    const body = amountBody(side);
+    if (!body) return;
+    const market = m();
+    const pid = market.provider.id;
+    if (!getAuth(pid)) {
+      const ok = await ctx.account.connect();
+      if (!ok || !getAuth(pid)) {
+        showError('Connect your wallet to trade.');
+        return;
+      }
+    }
+    state.busy = true;
+    buyButton.disabled = sellButton.disabled = true;
+    buyButton.setAttribute('aria-busy', String(side === 'buy'));
+    sellButton.setAttribute('aria-busy', String(side === 'sell'));
+    const key = newIdempotencyKey();
+    const outcome = selectedOutcome();
+    try {
+      const receipt = await withAuth(pid, (auth) =>
+        call(side === 'buy' ? 'place_bet' : 'sell', {
+          path: { market_id: market.id },
+          body: { session_id: auth.session_id, ...body },
+          token: auth.access_token,
+          idempotencyKey: key,
+        }));
+      const d = token().decimals;
+      const sym = token().symbol;
+      ctx.onTraded(side, receipt);
+      result.className = 'ticket-result ok-text';
+      result.textContent = side === 'buy'
+        ? `Bought ${formatUnits(receipt.shares_purchased, d)} ${outcome.title} shares for ${formatUnits(receipt.amount, d)} ${sym}.`
+        : `Sold ${formatUnits(receipt.shares_sold, d)} ${outcome.title} shares for ${formatUnits(receipt.net_proceeds, d)} ${sym}.`;
+      amountInput.value = '';
+      previewEmpty('Enter an amount to see shares, price and fee.');
+      loadHoldings();
+    } catch (e) {
+      showError(e instanceof ApiError || e instanceof Error ? errorText(e) : String(e));
+    } finally {
+      state.busy = false;
+      buyButton.removeAttribute('aria-busy');
+      sellButton.removeAttribute('aria-busy');
+      update();
+    }
+  }
+
+  async function loadHoldings() {
+    const market = m();
+    const pid = market.provider.id;
+    if (!getAuth(pid)) {
+      state.holdings = new Map();
+      renderHolding();
+      return;
+    }
+    try {
+      const page = await withAuth(pid, (auth) =>
+        call('holdings', { token: auth.access_token, body: { filters: { market_id: market.id, status: 'active' }, pagination: { page: 1, per_page: 100 } } }));
+      state.holdings = new Map(page.data.map((p) => [p.outcome_id, p.shares]));
+    } catch {
+      state.holdings = new Map();
+    }
+    renderHolding();
+  }
+
+  /** Re-reads the market: outcome options, open or closed. */
+  function update() {
+    const market = m();
+    const chosen = outcomeSelect.value;
+    const same = outcomeSelect.options.length === market.outcomes.length && market.outcomes.every((o, i) => outcomeSelect.options[i].value === o.id);
+    if (!same) {
+      clear(outcomeSelect);
+      for (const o of market.outcomes) outcomeSelect.append(h('option', { value: o.id }, o.title));
+      if (market.outcomes.some((o) => o.id === chosen)) outcomeSelect.value = chosen;
+    }
+    market.outcomes.forEach((o, i) => {
+      if (outcomeSelect.options[i].textContent !== o.title) outcomeSelect.options[i].textContent = o.title;
+    });
+    const isOpen = open();
+    closedNote.hidden = isOpen;
+    closedNote.textContent = isOpen ? '' : market.status === 'resolved'
+      ? 'This market is resolved. Winning shares can be claimed in your portfolio.'
+      : market.status === 'cancelled'
+        ? 'This market was cancelled. Positions were refunded.'
+        : Date.now() < new Date(market.starts_at || 0).getTime() ? 'Trading has not started yet.' : 'Trading has closed; the market awaits resolution.';
+    buyButton.disabled = sellButton.disabled = !isOpen || state.busy;
+    amountInput.disabled = !isOpen;
+    labels();
+  }
+
+  update();
+  previewEmpty('Enter an amount to see shares, price and fee.');
+  return {
+    update,
+    loadHoldings,
+    refreshPreview: () => {
+      if (amountInput.value.trim() && !state.busy) previewSoon();
+    },
+    selectOutcome(id, side) {
+      outcomeSelect.value = id;
+      if (side) setSide(side);
+      else changed();
+      amountInput.focus();
+    },
+    setHolding(outcomeId, shares) {
+      state.holdings.set(outcomeId, shares);
+      renderHolding();
+    },
+  };
+}
