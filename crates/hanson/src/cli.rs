@@ -137,6 +137,10 @@ struct ServeArgs {
     /// Seconds between keep-alive pings on idle event streams.
     #[arg(long, env = "HANSON_STREAM_PING_SECS", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=3_600))]
     stream_ping_secs: u64,
+    /// Serve the web app's pages and assets from this directory (the repository's
+    /// `crates/hanson/web`), read on every request, instead of the copy built into the binary.
+    #[arg(long, env = "HANSON_WEB_DIR")]
+    web_dir: Option<std::path::PathBuf>,
     /// Log lines as plain text or as one JSON object per line.
     #[arg(long, env = "HANSON_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
@@ -260,6 +264,7 @@ async fn run(command: Command) -> Result<()> {
                     max_streams: args.max_streams as usize,
                     max_streams_per_ip: args.max_streams_per_ip as usize,
                 },
+                web_dir: args.web_dir,
             };
             let store_options = StoreOptions {
                 max_connections: args.db_max_connections as usize,

@@ -15,6 +15,7 @@ pub mod state;
 pub mod strict;
 pub mod streams;
 pub mod trading;
+pub mod web;
 pub use crate::domain::views;
 
 use std::sync::OnceLock;
@@ -50,6 +51,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
 pub fn router(state: AppState) -> Router {
     let (router, _) = routes().split_for_parts();
     router
+        .merge(web::router(state.web.clone()))
         .fallback(|| async { Error::NoRoute })
         .method_not_allowed_fallback(|| async { Error::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

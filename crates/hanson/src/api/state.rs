@@ -47,6 +47,8 @@ pub struct Settings {
     /// proxies); from any other peer those headers are ignored.
     pub trusted_proxies: Vec<ipnet::IpNet>,
     pub streams: StreamSettings,
+    /// Serve the web app from this directory instead of the copy built into the binary.
+    pub web_dir: Option<std::path::PathBuf>,
 }
 
 impl Default for Settings {
@@ -58,6 +60,7 @@ impl Default for Settings {
             refresh_token_ttl_secs: 30 * 86_400,
             trusted_proxies: Vec::new(),
             streams: StreamSettings::default(),
+            web_dir: None,
         }
     }
 }
@@ -104,6 +107,7 @@ pub struct Shared {
     pub(crate) search_cache: Arc<crate::store::markets::SearchCache>,
     pub(crate) rendered_markets: Arc<RenderedMarkets>,
     pub hub: Arc<Hub>,
+    pub web: Arc<super::web::WebApp>,
 }
 
 impl AppState {
@@ -133,6 +137,7 @@ impl AppState {
             }),
             trusted_proxies,
             hub,
+            web: Arc::new(super::web::WebApp::new(settings.web_dir)),
             limiters: Arc::new(Limiters {
                 auth_per_ip: Limiter::new(limits.auth_per_ip),
                 general_per_ip: Limiter::new(limits.general_per_ip),
