@@ -59,8 +59,11 @@ export class PriceChart {
     const iv = this.interval;
     this.pending = []; // live prices that arrive while the candles load
     const createdAt = Math.floor(new Date(this.market.created_at).getTime() / 1000);
-    const fromSec = iv.window ? Math.max(Math.floor(Date.now() / 1000) - iv.window, createdAt) : null;
-    const from = fromSec !== null && fromSec > createdAt ? new Date(fromSec * 1000).toISOString() : null;
+    // The window opens on a whole hour: the server then answers from its hourly candles
+    // alone, without counting raw points of a partial hour.
+    const opensAt = iv.window ? Math.floor((Date.now() / 1000 - iv.window) / 3600) * 3600 : null;
+    const fromSec = opensAt !== null && opensAt > createdAt ? opensAt : null;
+    const from = fromSec !== null ? new Date(fromSec * 1000).toISOString() : null;
     const body = (page) => ({
       filters: { market_id: this.market.id, interval: iv.id, ...(from ? { from_date: from } : {}) },
       pagination: { page, per_page: PER_PAGE },
@@ -72,10 +75,19 @@ export class PriceChart {
           body: { filters: { market_id: this.market.id, to_date: from }, pagination: { page: 1, per_page: Math.min(100, this.market.outcomes.length) }, sort: { field: 'timestamp', direction: 'desc' } },
         }).catch(() => null)
       : Promise.resolve(null);
-    const first = await call('price_history', { body: body(1) });
-    const pages = Math.min(first.pagination.total_pages, MAX_PAGES);
-    const rest = await Promise.all(Array.from({ length: Math.max(0, pages - 1) }, (_, i) => call('price_history', { body: body(i + 2) })));
-    const prior = await before;
+    let first, rest, prior;
+    try {
+      first = await call('price_history', { body: body(1) });
+      const pages = Math.min(first.pagination.total_pages, MAX_PAGES);
+      rest = await Promise.all(Array.from({ length: Math.max(0, pages - 1) }, (_, i) => call('price_history', { body: body(i + 2) })));
+      prior = await before;
+    } catch (e) {
+      if (id === this.loadId) {
+        this.pending = null;
+        this.draw(true);
+      }
+      throw e;
+    }
     if (id !== this.loadId) return; // another interval was chosen meanwhile
     this.buckets = new Map();
     for (const page of [first, ...rest]) for (const p of page.data) this.put(p.timestamp, p.outcome_id, p.price, true);
@@ -89,7 +101,7 @@ export class PriceChart {
     } else if (!this.buckets.size || firstBucket > startT) {
       // No trade before the window: prices started even.
       const even = 1 / this.market.outcomes.length;
-      this.start = { t: Math.min(startT, Number.isFinite(firstBucket) ? firstBucket : startT), values: new Map(this.market.outcomes.map((o) => [o.id, even])) };
+      this.start = { t: startT, values: new Map(this.market.outcomes.map((o) => [o.id, even])) };
     }
     this.draw(true);
   }
@@ -131,6 +143,12 @@ export class PriceChart {
     const ys = outcomes.map(() => []);
     const last = outcomes.map((o) => (this.start ? this.start.values.get(o.id) ?? null : null));
     const push = (t, row) => {
+      if (xs.length && t <= xs[xs.length - 1]) {
+        // Same instant as the previous point (a window opening on a bucket): keep the later values.
+        xs.pop();
+        ys.forEach((y) => y.pop());
+        t = Math.max(t, xs.length ? xs[xs.length - 1] + 1 : t);
+      }
       xs.push(t);
       outcomes.forEach((o, i) => {
         const v = row ? row.get(o.id) : undefined;
@@ -140,8 +158,8 @@ export class PriceChart {
     };
     if (this.start) push(this.start.t, this.start.values);
     for (const t of [...this.buckets.keys()].sort((a, b) => a - b)) {
-      if (this.start && t < this.start.t) continue;
-      push(t, this.buckets.get(t));
+      // The market's first bucket may begin before the market itself: draw it just after.
+      push(this.start && t <= this.start.t ? this.start.t + 1 : t, this.buckets.get(t));
     }
     const now = Math.floor(Date.now() / 1000);
     if (!xs.length || now > xs[xs.length - 1]) push(now, this.current);
@@ -179,14 +197,15 @@ export class PriceChart {
         { stroke: muted, grid: { stroke: grid, width: 1 }, ticks: { show: false }, size: 48, values: (u, ticks) => ticks.map((v) => `${Math.round(v * 100)}%`) },
       ],
       series: [
-        { value: (u, v) => (v === null ? '—' : new Date(v * 1000).toLocaleString()) },
+        // With no cursor on the chart, the legend shows the current prices.
+        { value: (u, v, si, idx) => (idx === null || v === null ? 'Now' : new Date(v * 1000).toLocaleString()) },
         ...this.market.outcomes.map((o, i) => ({
           label: o.title,
           stroke: outcomeColor(i),
           width: 2,
           paths: uPlot.paths.stepped({ align: 1 }),
           points: { show: false },
-          value: (u, v) => pct(v),
+          value: (u, v, si, idx) => pct(idx === null ? this.current.get(o.id) : v),
         })),
       ],
     };

@@ -47,7 +47,7 @@ function keyCard() {
   el.keyError = errorLine('console-key-error');
   el.provider = h('p', { class: 'muted', testid: 'console-provider' });
   const form = h('form', {
-    class: 'card wide', 'aria-labelledby': 'key-title',
+    class: 'card', 'aria-labelledby': 'key-title',
     onsubmit: (e) => {
       e.preventDefault();
       useKey(el.keyInput.value.trim(), e.submitter || form.querySelector('button[type=submit]'));
@@ -581,7 +581,8 @@ function renderTreasury() {
 
 async function start() {
   el.work = h('div', { class: 'console-grid' });
-  clear(root).append(h('div', { class: 'console-grid' }, keyCard()), h('div', { class: 'spacer' }), el.work);
+  el.work.classList.add('console-work');
+  clear(root).append(keyCard(), el.work);
   try {
     state.tokens = (await call('list_tokens')).data || [];
   } catch (e) {

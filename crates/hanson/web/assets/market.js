@@ -2,7 +2,7 @@
 // event stream (snapshot, then every event in seq order; a new snapshot replaces the state).
 import { call, errorText } from './client.js';
 import { h, $, clear, statusBadge, formatDate, formatWhen, relativeTime, shortAddress, flash, outcomeColor } from './ui.js';
-import { formatPercent, formatUnits, formatCents, compareDecimal } from './money.js';
+import { formatPercent, formatUnits, formatCents, compareDecimal, fromWei } from './money.js';
 import { mountAccount } from './account.js';
 import { rememberProvider } from './session.js';
 import { MarketStream } from './live.js';
@@ -102,30 +102,31 @@ function render() {
   el.description = h('p', { testid: 'market-description' });
   el.rules = h('dl', { class: 'stats' });
   const ticketRoot = h('div', {});
+  // One grid: on a phone the ticket comes right after the outcomes, on a desktop it stays
+  // beside everything.
   const grid = h('div', { class: 'market-layout' },
-    h('div', { class: 'market-main' },
-      h('section', { class: 'card market-head' },
-        h('div', { class: 'meta' }, el.status, m.category ? h('span', { class: 'chip', testid: 'market-category' }, m.category) : null, h('span', {}, m.provider.name), el.live),
-        el.question,
-        h('div', { class: 'stats' },
-          h('div', {}, h('span', { class: 'muted' }, 'Volume'), el.volume),
-          h('div', {}, h('span', { class: 'muted' }, 'Pool'), el.pool),
-          h('div', {}, h('span', { class: 'muted' }, 'Closes'), el.closes))),
-      h('section', { class: 'card', 'aria-labelledby': 'outcomes-title' }, h('h2', { id: 'outcomes-title' }, 'Outcomes'), el.outcomes),
-      h('section', { class: 'card', 'aria-labelledby': 'chart-title' },
-        h('div', { class: 'card-title' }, h('h2', { id: 'chart-title' }, 'Price'), el.tools),
-        el.chart, el.chartError),
-      h('section', { class: 'card', 'aria-labelledby': 'trades-title' },
-        h('h2', { id: 'trades-title' }, 'Recent trades'),
-        h('div', { class: 'table-wrap' },
-          h('table', {},
-            h('thead', {}, h('tr', {},
-              h('th', {}, 'Time'), h('th', {}, 'Side'), h('th', {}, 'Outcome'),
-              h('th', { class: 'r' }, 'Amount'), h('th', { class: 'r hide-sm' }, 'Shares'), h('th', { class: 'r' }, 'Price'), h('th', { class: 'hide-sm' }, 'Trader'))),
-            el.trades)),
-        el.noTrades),
-      h('section', { class: 'card', 'aria-labelledby': 'about-title' }, h('h2', { id: 'about-title' }, 'About'), el.description, el.rules)),
-    h('aside', { class: 'market-side', 'aria-label': 'Trade ticket' }, ticketRoot));
+    h('section', { class: 'card market-head area-head' },
+      h('div', { class: 'meta' }, el.status, m.category ? h('span', { class: 'chip', testid: 'market-category' }, m.category) : null, h('span', {}, m.provider.name), el.live),
+      el.question,
+      h('div', { class: 'stats' },
+        h('div', {}, h('span', { class: 'muted' }, 'Volume'), el.volume),
+        h('div', {}, h('span', { class: 'muted' }, 'Pool'), el.pool),
+        h('div', {}, h('span', { class: 'muted' }, 'Closes'), el.closes))),
+    h('section', { class: 'card area-outcomes', 'aria-labelledby': 'outcomes-title' }, h('h2', { id: 'outcomes-title' }, 'Outcomes'), el.outcomes),
+    h('aside', { class: 'market-side area-side', 'aria-label': 'Trade ticket' }, ticketRoot),
+    h('section', { class: 'card area-chart', 'aria-labelledby': 'chart-title' },
+      h('div', { class: 'card-title' }, h('h2', { id: 'chart-title' }, 'Price'), el.tools),
+      el.chart, el.chartError),
+    h('section', { class: 'card area-trades', 'aria-labelledby': 'trades-title' },
+      h('h2', { id: 'trades-title' }, 'Recent trades'),
+      h('div', { class: 'table-wrap' },
+        h('table', { class: 'trades' },
+          h('thead', {}, h('tr', {},
+            h('th', {}, 'Time'), h('th', {}, 'Trade'),
+            h('th', { class: 'r' }, `Amount (${m.token.symbol})`), h('th', { class: 'r hide-sm' }, 'Shares'), h('th', { class: 'r' }, 'Price'), h('th', { class: 'hide-sm' }, 'Trader'))),
+          el.trades)),
+      el.noTrades),
+    h('section', { class: 'card area-about', 'aria-labelledby': 'about-title' }, h('h2', { id: 'about-title' }, 'About'), el.description, el.rules));
   clear(root).append(grid);
   ticket = mountTicket(ticketRoot, { market: () => state.market, account, onTraded });
   renderMarket();
@@ -155,7 +156,7 @@ function renderMarket() {
   const rule = (label, value) => value && h('div', {}, h('span', { class: 'muted' }, label), h('b', {}, value));
   el.rules.append(...[
     rule('Resolution source', m.resolution_source),
-    rule('Minimum bet', `${formatUnits(m.minimum_bet ?? m.min_bet_amount ?? '0', d)} ${m.token.symbol}`),
+    rule('Minimum bet', `${fromWei(m.minimum_bet ?? m.min_bet_amount ?? '0', d)} ${m.token.symbol}`),
     rule('Fees', `${Number(m.creator_fee_percentage || 0) + Number(m.platform_fee_percentage || 0)}%`),
     rule('Opened', formatDate(m.starts_at || m.created_at)),
     rule('Token', `${m.token.name} (${m.token.symbol})`),
@@ -183,7 +184,7 @@ function renderOutcomes() {
   for (const o of m.outcomes) {
     const row = el.outcomes.querySelector(`[data-outcome-id="${CSS.escape(o.id)}"]`);
     row.querySelector('.o-title').textContent = o.title;
-    row.querySelector('.o-sub').textContent = `${formatUnits(o.total_volume ?? '0', m.token.decimals, 2)} ${m.token.symbol} vol. · ${formatCents(o.current_price)}`;
+    row.querySelector('.o-sub').textContent = `${formatUnits(o.total_volume ?? '0', m.token.decimals, 2)} ${m.token.symbol} vol.`;
     row.classList.toggle('winner', m.status === 'resolved' && m.winning_outcome_id === o.id);
     const price = row.querySelector('.outcome-price');
     setPriceEl(price, o.current_price);
@@ -216,9 +217,8 @@ function tradeRow(t, fresh) {
   const d = m.token.decimals;
   return h('tr', { testid: 'trade-row', class: fresh ? 'new-row' : '', dataset: { tradeId: t.id, outcomeId: t.outcome_id, type: t.transaction_type } },
     h('td', { class: 'muted' }, h('time', { datetime: t.created_at }, formatWhen(t.created_at))),
-    h('td', {}, h('span', { class: `trade-side ${t.transaction_type}` }, t.transaction_type)),
-    h('td', {}, o ? o.title : '—'),
-    h('td', { class: 'r' }, `${formatUnits(t.amount, d, 2)} ${m.token.symbol}`),
+    h('td', {}, h('span', { class: `trade-side ${t.transaction_type}` }, t.transaction_type === 'buy' ? 'Buy' : 'Sell'), ' ', o ? o.title : '—'),
+    h('td', { class: 'r' }, formatUnits(t.amount, d, 2)),
     h('td', { class: 'r hide-sm' }, formatUnits(t.shares, d, 2)),
     h('td', { class: 'r' }, formatCents(t.price)),
     h('td', { class: 'addr hide-sm', title: t.wallet_address }, shortAddress(t.wallet_address)));
