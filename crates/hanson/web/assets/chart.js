@@ -75,12 +75,11 @@ export class PriceChart {
           body: { filters: { market_id: this.market.id, to_date: from }, pagination: { page: 1, per_page: Math.min(100, this.market.outcomes.length) }, sort: { field: 'timestamp', direction: 'desc' } },
         }).catch(() => null)
       : Promise.resolve(null);
-    let first, rest, prior;
+    // The newest page first, drawn at once; older pages follow and extend the line leftward.
+    let first, prior;
     try {
-      first = await call('price_history', { body: body(1) });
-      const pages = Math.min(first.pagination.total_pages, MAX_PAGES);
-      rest = await Promise.all(Array.from({ length: Math.max(0, pages - 1) }, (_, i) => call('price_history', { body: body(i + 2) })));
-      prior = await before;
+      [first, prior] = await Promise.all([call('price_history', { body: body(1) }), before]);
+      performance.mark('hanson:chart-data');
     } catch (e) {
       if (id === this.loadId) {
         this.pending = null;
@@ -89,21 +88,37 @@ export class PriceChart {
       throw e;
     }
     if (id !== this.loadId) return; // another interval was chosen meanwhile
+    const pages = Math.min(first.pagination.total_pages, MAX_PAGES);
+    const complete = first.pagination.total_pages <= MAX_PAGES;
     this.buckets = new Map();
-    for (const page of [first, ...rest]) for (const p of page.data) this.put(p.timestamp, p.outcome_id, p.price, true);
+    this.add(first);
     for (const [timestamp, prices] of this.pending) for (const p of prices) this.put(timestamp, p.outcome_id, p.price);
     this.pending = null;
-    this.start = null;
-    const firstBucket = Math.min(...this.buckets.keys());
     const startT = fromSec !== null ? fromSec : createdAt;
-    if (prior && prior.data.length) {
-      this.start = { t: startT, values: new Map(prior.data.map((p) => [p.outcome_id, priceToNumber(p.price)])) };
-    } else if (!this.buckets.size || firstBucket > startT) {
-      // No trade before the window: prices started even.
-      const even = 1 / this.market.outcomes.length;
-      this.start = { t: startT, values: new Map(this.market.outcomes.map((o) => [o.id, even])) };
-    }
+    const setStart = (all) => {
+      this.start = null;
+      if (!all) return; // older candles exist beyond what is drawn: the line starts at the first
+      if (prior && prior.data.length) {
+        this.start = { t: startT, values: new Map(prior.data.map((p) => [p.outcome_id, priceToNumber(p.price)])) };
+      } else {
+        // No trade before the window: prices started even.
+        const even = 1 / this.market.outcomes.length;
+        this.start = { t: startT, values: new Map(this.market.outcomes.map((o) => [o.id, even])) };
+      }
+    };
+    setStart(pages <= 1);
     this.draw(true);
+    performance.mark('hanson:chart-drawn');
+    if (pages <= 1) return;
+    const rest = await Promise.all(Array.from({ length: pages - 1 }, (_, i) => call('price_history', { body: body(i + 2) })));
+    if (id !== this.loadId) return;
+    for (const page of rest) this.add(page);
+    setStart(complete);
+    this.draw(false);
+  }
+
+  add(page) {
+    for (const p of page.data) this.put(p.timestamp, p.outcome_id, p.price, true);
   }
 
   put(timestamp, outcomeId, price, keepFirst = false) {
@@ -220,7 +235,7 @@ export class PriceChart {
     } else {
       this.plot.setData(data, true);
     }
-    this.empty.textContent = this.buckets.size ? '' : 'No trades in this period yet.';
+    this.empty.textContent = this.buckets.size ? '' : this.pending ? 'Loading…' : 'No trades in this period yet.';
     this.empty.hidden = this.buckets.size > 0;
     if (reset) this.container.dataset.interval = this.interval.id;
     this.container.dataset.points = String(this.buckets.size);

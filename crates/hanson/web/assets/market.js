@@ -46,18 +46,24 @@ async function start() {
     return;
   }
   state.market = sortOutcomes(market);
+  performance.mark('hanson:market-detail');
   rememberProvider(market.provider.id);
-  render();
-  account.reload();
+  // The candles are asked for before anything is drawn: they are the slowest answer.
+  el.chart = h('div', { class: 'chart', testid: 'price-chart', role: 'img', 'aria-label': 'Price chart' });
   chart = new PriceChart(el.chart, state.market);
-  setIntervalButtons(chart.interval.id);
-  stream = new MarketStream(marketId, { onSnapshot, onEvent, onState: showStreamState });
   const chartLoad = chart.load().catch((e) => showChartError(e));
+  render();
+  // uPlot is built while the candles are on their way; their arrival then only sets data.
+  chart.draw(false);
+  setIntervalButtons(chart.interval.id);
+  account.reload();
+  stream = new MarketStream(marketId, { onSnapshot, onEvent, onState: showStreamState });
   const trades = await tradesReq;
   if (trades) mergeTrades(trades.data);
   await chartLoad;
   root.setAttribute('aria-busy', 'false');
   root.dataset.ready = 'true';
+  if (state.snapshots) loadTrades();
   ticket.loadHoldings();
   scheduleClose();
 }
@@ -87,7 +93,6 @@ function render() {
   el.pool = h('b', { testid: 'market-pool' });
   el.closes = h('b', { testid: 'market-closes' });
   el.outcomes = h('div', { class: 'outcome-list', role: 'list' });
-  el.chart = h('div', { class: 'chart', testid: 'price-chart', role: 'img', 'aria-label': 'Price chart' });
   el.tools = h('div', { class: 'chart-tools', role: 'group', 'aria-label': 'Candle interval' },
     INTERVALS.map((iv) => h('button', {
       type: 'button', class: 'btn btn-small btn-ghost', testid: `chart-interval-${iv.id}`, title: iv.title, 'aria-label': iv.title, 'aria-pressed': 'false', dataset: { interval: iv.id },
@@ -263,8 +268,9 @@ function onSnapshot(snap) {
   renderMarket();
   chart.setMarket(state.market);
   // Trades made between the first page of trades and this snapshot would be missing: read
-  // them again. After a later snapshot (missed events are gone) read the candles too.
-  loadTrades();
+  // them again (once the page has drawn). After a later snapshot (missed events are gone)
+  // read the candles too.
+  if (root.dataset.ready) loadTrades();
   if (state.snapshots > 1) chart.load().catch((e) => showChartError(e));
 }
 
