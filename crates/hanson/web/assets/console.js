@@ -400,6 +400,7 @@ function outcomesBox(m, settled) {
     const err = errorLine('outcome-error');
     list.append(h('li', { testid: 'console-outcome', dataset: { outcomeId: o.id } },
       h('div', { class: 'pair' }, title),
+      m.winning_outcome_id === o.id ? h('span', { class: 'badge badge-active', testid: 'console-winner' }, 'Winner') : null,
       h('span', { class: 'num' }, formatPercent(o.current_price)),
       settled ? null : h('button', {
         type: 'button', class: 'btn btn-small',
