@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Screenshots of every page, desktop (1280x800) and phone (375x812), with realistic data.
 
-Usage: python web-tests/screenshots.py [OUT_DIR]   (default: docs/screenshots)
+Usage: python web-tests/screenshots.py [OUT_DIR] [--minutes M]   (default: docs/screenshots, 12)
 
 Starts `hanson serve` (HANSON_BIN, default target/debug/hanson) on a fresh database, seeds a
 provider with several markets that traders have bought and sold in (so the charts have a
@@ -12,9 +12,11 @@ into a temporary directory; with HANSON_SCREENSHOTS=1 it rewrites docs/screensho
 
 from __future__ import annotations
 
+import argparse
 import os
 import random
 import sys
+import time
 from dataclasses import dataclass
 
 from playwright.sync_api import Browser, expect, sync_playwright
@@ -49,8 +51,12 @@ class Seeded:
     featured: Market
 
 
-def seed(world: World, rng: random.Random | None = None) -> Seeded:
-    """Markets with a few hundred trades among several traders; the trader holds three positions."""
+def seed(world: World, rng: random.Random | None = None, minutes: float = 0) -> Seeded:
+    """Markets with a few hundred trades among several traders; the trader holds three positions.
+
+    The trades are spread over `minutes` (the charts draw candles of a minute and more, so
+    trades made within one minute draw flat lines): a few minutes for the pictures in
+    docs/screenshots, none for the test that only checks every page renders."""
     rng = rng or random.Random(20)
     markets = [world.create_market(q, outcomes=o, description=d, category=c, liquidity=rng.choice([500, 1000, 2000]))
                for q, d, c, o in MARKETS]
@@ -60,20 +66,32 @@ def seed(world: World, rng: random.Random | None = None) -> Seeded:
     trader = world.login(User.named("screenshot-you"))
     world.fund(trader, 1000)
 
+    # Each market: a trend plus noise, the crowd drifting toward one outcome and then another,
+    # so the charts have a shape; the markets' trades interleaved in time, each in its order.
+    steps = {}
     for i, market in enumerate(markets):
-        # A trend plus noise: one outcome the crowd drifts toward, so the chart has a shape.
-        favourite = market.outcomes[rng.randrange(len(market.outcomes))]["id"]
-        for n in range(80 if i == 0 else 30):
-            who = rng.choice(traders)
-            outcome = favourite if rng.random() < 0.6 else rng.choice(market.outcomes)["id"]
-            world.bet(who, market.id, outcome, tokens(rng.choice(["2", "5", "8", "12.5", "20", "35"])))
-            if rng.random() < 0.15:
-                held = [h for h in world.holdings(who, market.id) if h["status"] == "active" and int(h["shares"]) > 0]
-                if held:
-                    h = rng.choice(held)
-                    world.api.post(f"/v1/markets/{market.id}/sell",
-                                   {"session_id": who.session_id, "outcome_id": h["outcome_id"],
-                                    "shares_amount": str(int(h["shares"]) // 2)}, who.access_token)
+        count = 80 if i == 0 else 30
+        favourites = [market.outcomes[rng.randrange(len(market.outcomes))]["id"] for _ in range(3)]
+        steps[market.id] = []
+        for n in range(count):
+            favourite = favourites[n * len(favourites) // count]
+            outcome = favourite if rng.random() < 0.65 else rng.choice(market.outcomes)["id"]
+            steps[market.id].append((market, rng.choice(traders), outcome,
+                                     rng.choice(["2", "5", "8", "12.5", "20", "35"]), rng.random() < 0.15))
+    order = [market_id for market_id, planned in steps.items() for _ in planned]
+    rng.shuffle(order)
+    pause = minutes * 60 / max(1, len(order))
+    for market_id in order:
+        market, who, outcome, amount, sell = steps[market_id].pop(0)
+        world.bet(who, market.id, outcome, tokens(amount))
+        if sell:
+            held = [h for h in world.holdings(who, market.id) if h["status"] == "active" and int(h["shares"]) > 0]
+            if held:
+                h = rng.choice(held)
+                world.api.post(f"/v1/markets/{market.id}/sell",
+                               {"session_id": who.session_id, "outcome_id": h["outcome_id"],
+                                "shares_amount": str(int(h["shares"]) // 2)}, who.access_token)
+        time.sleep(pause)
 
     featured = markets[0]
     world.bet(trader, featured.id, featured.outcome("Home"), tokens(40))
@@ -83,8 +101,9 @@ def seed(world: World, rng: random.Random | None = None) -> Seeded:
     return Seeded(world=world, markets=markets, trader=trader, featured=featured)
 
 
-def shoot(browser: Browser, base: str, seeded: Seeded, out_dir: str) -> list[str]:
-    """Writes the eight screenshots; returns their paths."""
+def shoot(browser: Browser, base: str, seeded: Seeded, out_dir: str, errors: list | None = None) -> list[str]:
+    """Writes the eight screenshots; returns their paths. Console errors go to `errors`."""
+    errors = [] if errors is None else errors
     os.makedirs(out_dir, exist_ok=True)
     world, market = seeded.world, seeded.featured
     written = []
@@ -94,6 +113,8 @@ def shoot(browser: Browser, base: str, seeded: Seeded, out_dir: str) -> list[str
                                       is_mobile=mobile, has_touch=mobile)
         wallet = install_wallet(context, seeded.trader)
         page = context.new_page()
+        page.on("console", lambda m: m.type == "error" and errors.append(f"{page.url}: {m.text}"))
+        page.on("pageerror", lambda e: errors.append(f"{page.url}: uncaught: {e}"))
         for which in PAGES:
             if which == "markets":
                 page.goto("/")
@@ -119,6 +140,7 @@ def shoot(browser: Browser, base: str, seeded: Seeded, out_dir: str) -> list[str
                 key.fill(world.api_key)
                 key.press("Enter")
                 expect(page.get_by_text(market.question).first).to_be_visible()
+            page.evaluate("window.scrollTo(0, 0)")
             page.wait_for_timeout(400)  # let transitions and the chart settle
             path = os.path.join(out_dir, f"{which}-{size}.png")
             page.screenshot(path=path, full_page=False)
@@ -128,10 +150,15 @@ def shoot(browser: Browser, base: str, seeded: Seeded, out_dir: str) -> list[str
 
 
 def main() -> int:
-    out_dir = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT
+    parser = argparse.ArgumentParser(description="Screenshots of every page with realistic data.")
+    parser.add_argument("out_dir", nargs="?", default=DEFAULT_OUT)
+    parser.add_argument("--minutes", type=float, default=12, help="how long the seeded trades take (chart shape)")
+    args = parser.parse_args()
+    out_dir = os.path.abspath(args.out_dir)
     server = Server().start()
     try:
-        seeded = seed(World.create(server))
+        print(f"seeding trades over {args.minutes} minutes", file=sys.stderr)
+        seeded = seed(World.create(server), minutes=args.minutes)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM)
             for path in shoot(browser, server.base, seeded, out_dir):

@@ -22,7 +22,8 @@ def test_screenshots_of_every_page(browser, tmp_path):
     server = Server().start()
     try:
         seeded = screenshots.seed(World.create(server))
-        written = screenshots.shoot(browser, server.base, seeded, out_dir)
+        errors = []
+        written = screenshots.shoot(browser, server.base, seeded, out_dir, errors)
     finally:
         server.stop()
     assert sorted(os.path.basename(p) for p in written) == sorted(
@@ -32,4 +33,5 @@ def test_screenshots_of_every_page(browser, tmp_path):
         viewport = screenshots.SIZES[size]
         assert png_size(path) == (viewport["width"], viewport["height"]), path
         assert os.path.getsize(path) > 10_000, f"{path} looks empty"
+    assert not errors, "console errors:\n" + "\n".join(errors)
     assert not server.errors_logged(), server.errors_logged()

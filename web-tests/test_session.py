@@ -18,7 +18,7 @@ def test_login_persists_across_reload_and_pages(world, open_tab):
     world.fund(user, 10)
     tab = open_tab(user)
     page = tab.page
-    page.goto(f"/markets/{market.id}")
+    ui.open_market(page, world, market)
     with login_response(page) as login:
         ui.connect(page, tab.wallet)
     assert login.value.status == 200
@@ -41,7 +41,7 @@ def test_logout_ends_the_session(world, open_tab):
     world.fund(user, 10)
     tab = open_tab(user)
     page = tab.page
-    page.goto(f"/markets/{market.id}")
+    ui.open_market(page, world, market)
     with login_response(page) as login:
         ui.connect(page, tab.wallet)
     access_token = login.value.json()["access_token"]

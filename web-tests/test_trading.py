@@ -134,7 +134,7 @@ def test_sell_by_shares_and_by_target_proceeds(world, open_tab):
     world.bet(user, market.id, yes, tokens(40))
     tab = open_tab(user)
     page = tab.page
-    page.goto(f"/markets/{market.id}")
+    ui.open_market(page, world, market)
     ui.connect(page, tab.wallet)
     ui.choose_outcome(page, yes, "Yes")
     ui.mark_document(page)
@@ -184,7 +184,7 @@ def test_over_balance_amount_shows_the_problem_detail(world, open_tab):
     tab = open_tab(user)
     tab.allow_http_error(422)
     page = tab.page
-    page.goto(f"/markets/{market.id}")
+    ui.open_market(page, world, market)
     ui.connect(page, tab.wallet)
     ui.choose_outcome(page, yes, "Yes")
     page.get_by_test_id("ticket-amount").fill("6")

@@ -31,6 +31,14 @@ def wait_for_prices(page: Page, expected: dict[str, str], timeout: float = 10_00
         raise AssertionError(f"the page shows prices {price_map(page)}, the API {expected}") from e
 
 
+def open_market(page: Page, world, market) -> None:
+    """Open a market's page and wait until it shows the API's prices (as a person waits for
+    the page before pressing anything)."""
+    page.goto(f"/markets/{market.id}")
+    expect(page.get_by_role("heading", name=market.question)).to_be_visible()
+    wait_for_prices(page, world.prices(market.id))
+
+
 def mark_document(page: Page) -> None:
     """Tag the current document, so `assert_not_reloaded` can tell a reload from a live update."""
     page.evaluate("window.__hansonTestDocument = 'kept'")
