@@ -238,6 +238,8 @@ export class PriceChart {
     this.empty.textContent = this.buckets.size ? '' : this.pending ? 'Loading…' : 'No trades in this period yet.';
     this.empty.hidden = this.buckets.size > 0;
     if (reset) this.container.dataset.interval = this.interval.id;
+    const now = this.market.outcomes.map((o) => `${o.title} ${pct(this.current.get(o.id))}`).join(', ');
+    this.container.setAttribute('aria-label', `Price chart, ${this.interval.title.toLowerCase()}. Now: ${now}.`);
     this.container.dataset.points = String(this.buckets.size);
   }
 

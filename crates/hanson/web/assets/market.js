@@ -183,7 +183,7 @@ function renderOutcomes() {
         swatch,
         h('div', {}, h('div', { class: 'o-title' }), h('div', { class: 'o-sub' })),
         h('span', { class: 'outcome-price', testid: 'outcome-price', dataset: { outcomeId: o.id } }),
-        h('button', { type: 'button', class: 'btn btn-small btn-outline-buy', testid: 'outcome-trade', onclick: () => ticket.selectOutcome(o.id, 'buy') }, 'Trade')));
+        h('button', { type: 'button', class: 'btn btn-small btn-outline-buy', testid: 'outcome-trade', 'aria-label': `Trade ${o.title}`, onclick: () => ticket.selectOutcome(o.id, 'buy') }, 'Trade')));
     });
   }
   for (const o of m.outcomes) {

@@ -49,7 +49,7 @@ function layout() {
     h('section', { class: 'card', 'aria-labelledby': 'positions-title' },
       h('h2', { id: 'positions-title' }, 'Positions'),
       h('div', { class: 'table-wrap' },
-        h('table', {},
+        h('table', { class: 'positions' },
           h('thead', {}, h('tr', {},
             h('th', {}, 'Market'), h('th', {}, 'Status'), h('th', { class: 'r' }, 'Shares'), h('th', { class: 'r hide-sm' }, 'Avg cost'),
             h('th', { class: 'r' }, 'Value'), h('th', { class: 'r' }, 'P&L'), h('th', { class: 'r' }, h('span', { class: 'sr-only' }, 'Actions')))),
@@ -209,15 +209,15 @@ function renderRow(p) {
     ? h('button', { type: 'button', class: 'btn btn-small btn-primary', testid: 'claim-button', onclick: (e) => claimPosition(p, e.currentTarget) }, 'Claim')
     : null;
   clear(row).append(
-    h('td', {},
+    h('td', { class: 'pos-main' },
       h('a', { class: 'pos-market', href: `/markets/${encodeURIComponent(p.market_id)}` }, m ? m.question : 'Loading…'),
       h('div', { class: 'pos-outcome' }, outcome ? outcome.title : '', p.status === 'active' && p.current_price ? ` · ${formatCents(p.current_price)}` : '')),
-    h('td', {}, h('span', { class: `badge badge-pos-${p.status}` }, STATUS_LABEL[p.status] || p.status)),
-    h('td', { class: 'r', testid: 'position-shares' }, units(p.shares)),
-    h('td', { class: 'r hide-sm', testid: 'position-average-cost' }, p.average_cost ? formatCents(p.average_cost) : '—'),
-    h('td', { class: 'r', testid: 'position-value' }, d === null ? '…' : `${units(p.current_value)} ${sym}`),
-    h('td', { class: `r ${pnl > 0n ? 'up' : pnl < 0n ? 'down' : ''}`, testid: 'position-pnl' }, d === null ? '…' : formatSignedUnits(p.unrealized_pnl || '0', d)),
-    h('td', { class: 'r' }, claim));
+    h('td', { 'data-label': 'Status' }, h('span', { class: `badge badge-pos-${p.status}` }, STATUS_LABEL[p.status] || p.status)),
+    h('td', { class: 'r', testid: 'position-shares', 'data-label': 'Shares' }, units(p.shares)),
+    h('td', { class: 'r hide-sm', testid: 'position-average-cost', 'data-label': 'Avg cost' }, p.average_cost ? formatCents(p.average_cost) : '—'),
+    h('td', { class: 'r', testid: 'position-value', 'data-label': 'Value' }, d === null ? '…' : `${units(p.current_value)} ${sym}`),
+    h('td', { class: `r ${pnl > 0n ? 'up' : pnl < 0n ? 'down' : ''}`, testid: 'position-pnl', 'data-label': 'P&L' }, d === null ? '…' : formatSignedUnits(p.unrealized_pnl || '0', d)),
+    h('td', { class: 'r pos-action' }, claim));
 }
 
 async function claimPosition(p, button) {
