@@ -92,6 +92,7 @@ function render() {
   el.volume = h('b', { testid: 'market-volume' });
   el.pool = h('b', { testid: 'market-pool' });
   el.closes = h('b', { testid: 'market-closes' });
+  el.closesLabel = h('span', { class: 'muted' }, 'Closes');
   el.outcomes = h('div', { class: 'outcome-list', role: 'list' });
   el.tools = h('div', { class: 'chart-tools', role: 'group', 'aria-label': 'Candle interval' },
     INTERVALS.map((iv) => h('button', {
@@ -116,7 +117,7 @@ function render() {
       h('div', { class: 'stats' },
         h('div', {}, h('span', { class: 'muted' }, 'Volume'), el.volume),
         h('div', {}, h('span', { class: 'muted' }, 'Pool'), el.pool),
-        h('div', {}, h('span', { class: 'muted' }, 'Closes'), el.closes))),
+        h('div', {}, el.closesLabel, el.closes))),
     h('section', { class: 'card area-outcomes', 'aria-labelledby': 'outcomes-title' }, h('h2', { id: 'outcomes-title' }, 'Outcomes'), el.outcomes),
     h('aside', { class: 'market-side area-side', 'aria-label': 'Trade ticket' }, ticketRoot),
     h('section', { class: 'card area-chart', 'aria-labelledby': 'chart-title' },
@@ -154,8 +155,12 @@ function renderMarket() {
   el.question.textContent = m.question;
   el.volume.textContent = `${formatUnits(m.total_volume, d, 2)} ${m.token.symbol}`;
   el.pool.textContent = `${formatUnits(m.total_pool, d, 2)} ${m.token.symbol}`;
-  el.closes.textContent = formatDate(m.closes_at);
-  el.closes.title = relativeTime(m.closes_at);
+  const [label, at] = m.status === 'resolved' && m.resolved_at ? ['Resolved', m.resolved_at]
+    : m.status === 'cancelled' && m.cancelled_at ? ['Cancelled', m.cancelled_at]
+      : [new Date(m.closes_at).getTime() > Date.now() ? 'Closes' : 'Closed', m.closes_at];
+  el.closesLabel.textContent = label;
+  el.closes.textContent = formatDate(at);
+  el.closes.title = relativeTime(at);
   el.description.textContent = m.description || 'No description.';
   clear(el.rules);
   const rule = (label, value) => value && h('div', {}, h('span', { class: 'muted' }, label), h('b', {}, value));
@@ -191,6 +196,7 @@ function renderOutcomes() {
     row.querySelector('.o-title').textContent = o.title;
     row.querySelector('.o-sub').textContent = `${formatUnits(o.total_volume ?? '0', m.token.decimals, 2)} ${m.token.symbol} vol.`;
     row.classList.toggle('winner', m.status === 'resolved' && m.winning_outcome_id === o.id);
+    row.querySelector('[data-testid="outcome-trade"]').hidden = m.status !== 'active';
     const price = row.querySelector('.outcome-price');
     setPriceEl(price, o.current_price);
   }

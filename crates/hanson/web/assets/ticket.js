@@ -43,18 +43,20 @@ export function mountTicket(root, ctx) {
     h('legend', {}, 'Sell by'),
     modeInputs.map((input, i) => h('label', {}, input, h('span', {}, i === 0 ? 'Shares' : 'Target proceeds'))));
 
+  const body = h('div', {},
+    h('fieldset', { class: 'segmented side' }, h('legend', {}, 'Side'),
+      sideInputs.map((input) => h('label', {}, input, h('span', {}, input.value === 'buy' ? 'Buy' : 'Sell')))),
+    h('div', { class: 'field' }, h('label', { for: 'ticket-outcome' }, 'Outcome'), outcomeSelect),
+    modeBox,
+    h('div', { class: 'field' }, amountLabel, h('div', { class: 'input-unit' }, amountInput, unit), error),
+    holding,
+    preview,
+    h('div', { class: 'ticket-buttons' }, buyButton, sellButton));
   clear(root).append(
     h('section', { class: 'card ticket', 'aria-labelledby': 'ticket-title' },
       h('h2', { id: 'ticket-title' }, 'Trade'),
       closedNote,
-      h('fieldset', { class: 'segmented side' }, h('legend', {}, 'Side'),
-        sideInputs.map((input) => h('label', {}, input, h('span', {}, input.value === 'buy' ? 'Buy' : 'Sell')))),
-      h('div', { class: 'field' }, h('label', { for: 'ticket-outcome' }, 'Outcome'), outcomeSelect),
-      modeBox,
-      h('div', { class: 'field' }, amountLabel, h('div', { class: 'input-unit' }, amountInput, unit), error),
-      holding,
-      preview,
-      h('div', { class: 'ticket-buttons' }, buyButton, sellButton),
+      body,
       result));
 
   function setSide(side) {
@@ -310,6 +312,8 @@ export function mountTicket(root, ctx) {
     });
     const isOpen = open();
     closedNote.hidden = isOpen;
+    // A settled market has nothing left to trade: only the note stays.
+    body.hidden = market.status === 'resolved' || market.status === 'cancelled';
     closedNote.textContent = isOpen ? '' : market.status === 'resolved'
       ? 'This market is resolved. Winning shares can be claimed in your portfolio.'
       : market.status === 'cancelled'
