@@ -110,7 +110,8 @@ export async function login(providerId) {
 /** Ends the session on the server (best effort) and forgets it here. */
 export async function logout(providerId) {
   const auth = getAuth(providerId);
-  save(providerId, null);
+  // The session ends on the server first, so that once the page shows "logged out" the
+  // tokens no longer work anywhere.
   if (auth) {
     try {
       await call('logout', { token: auth.access_token });
@@ -118,6 +119,7 @@ export async function logout(providerId) {
       // Already ended, or unreachable: the tokens are gone from this browser either way.
     }
   }
+  save(providerId, null);
 }
 
 async function withLock(name, fn) {
