@@ -15,7 +15,8 @@ export const INTERVALS = [
 ];
 
 const PER_PAGE = 100;
-const MAX_PAGES = 8;
+// Each bucket is one point per outcome: aim for ~150 buckets, in at most 16 requests.
+const maxPages = (outcomes) => Math.max(4, Math.min(16, Math.ceil((outcomes * 150) / PER_PAGE)));
 
 /** The interval that suits a market of this age. */
 export function defaultInterval(createdAtIso) {
@@ -88,8 +89,9 @@ export class PriceChart {
       throw e;
     }
     if (id !== this.loadId) return; // another interval was chosen meanwhile
-    const pages = Math.min(first.pagination.total_pages, MAX_PAGES);
-    const complete = first.pagination.total_pages <= MAX_PAGES;
+    const limit = maxPages(this.market.outcomes.length);
+    const pages = Math.min(first.pagination.total_pages, limit);
+    const complete = first.pagination.total_pages <= limit;
     this.buckets = new Map();
     this.add(first);
     for (const [timestamp, prices] of this.pending) for (const p of prices) this.put(timestamp, p.outcome_id, p.price);
