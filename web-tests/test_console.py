@@ -69,6 +69,24 @@ def test_console_creates_resolves_and_cancels_markets(world, open_tab):
     assert [o["title"] for o in detail["outcomes"]] == ["Yes", "No", "Maybe"]
     expect(page.get_by_test_id("console-markets").get_by_text(question)).to_be_visible()
 
+    # Update it (only what changed is sent) and add a fourth outcome.
+    manage = page.get_by_role("region", name="Manage market")
+    expect(manage).to_be_visible()
+    question = question.replace("create this market", "edit this market")
+    manage.get_by_label("Question").fill(question)
+    with page.expect_response(lambda r: r.url.endswith(f"/v1/providers/markets/{market_id}") and r.request.method == "PUT") as updated:
+        manage.get_by_role("button", name="Save changes").click()
+    assert updated.value.status == 200, updated.value.text()
+    assert updated.value.request.post_data_json == {"question": question}
+    assert world.market(market_id)["question"] == question
+    manage.get_by_label("New outcome").fill("Postponed")
+    with page.expect_response(lambda r: r.url.endswith(f"/v1/providers/markets/{market_id}/outcomes")) as added:
+        manage.get_by_role("button", name="Add outcome").click()
+    assert added.value.status in (200, 201), added.value.text()
+    detail = world.market(market_id)
+    assert [o["title"] for o in detail["outcomes"]] == ["Yes", "No", "Maybe", "Postponed"]
+    expect(page.get_by_test_id("console-markets").get_by_text(question)).to_be_visible()
+
     # A trader holds "Maybe"; the console resolves it the winner.
     trader = world.login(User.named("console-trader"))
     world.fund(trader, 50)

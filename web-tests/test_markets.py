@@ -67,6 +67,16 @@ def test_market_page_shows_exact_prices_chart_and_trades(world, open_tab):
         "() => [...document.querySelectorAll('[data-testid=price-chart] canvas')].some(c => c.width > 0)")
     assert ui.canvas_drawn(chart), "the price chart's canvas is blank"
 
+    # The interval switch asks the API for candles of the chosen width and draws them.
+    switch = page.get_by_role("group", name="Candle interval")
+    names = {"1h": re.compile(r"^1h$|hourly|1-hour", re.I), "5m": re.compile(r"^5m$|5-minute", re.I)}
+    for interval in ("1h", "5m"):
+        with page.expect_request(lambda r: r.url.endswith("/v1/markets/price-history/search")
+                                 and (r.post_data_json or {}).get("filters", {}).get("interval") == interval):
+            switch.get_by_role("button", name=names[interval]).click()
+        page.wait_for_timeout(200)
+        assert ui.canvas_drawn(chart), f"the price chart's canvas is blank after switching to {interval}"
+
 
 def test_status_filter_shows_only_matching_markets(world, open_tab):
     open_market = world.create_market("Is the filtered lighthouse lit?", category="lighthouses")

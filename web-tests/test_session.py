@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
 from playwright.sync_api import expect
 
 import ui
-from hanson_web import User
+from hanson_web import Server, User, World
 
 
 def login_response(page):
@@ -57,3 +59,39 @@ def test_logout_ends_the_session(world, open_tab):
     page.reload()
     expect(page.get_by_test_id("connect-wallet")).to_be_visible()
     expect(page.get_by_test_id("logout")).to_be_hidden()
+
+
+def test_access_token_is_refreshed_before_it_expires(open_tab):
+    # A server of its own whose access tokens live 12 s: the page must refresh before expiry
+    # and trade after the first token has expired, without a 401 on the way.
+    server = Server(extra_args=["--access-token-ttl", "12"]).start()
+    try:
+        world = World.create(server)
+        market = world.create_market("Does the page refresh its token in time?")
+        user = User.named("refresher")
+        world.fund(user, 10)
+        tab = open_tab(user, base_url=server.base)
+        page = tab.page
+        statuses = []
+        page.on("response", lambda r: "/v1/" in r.url and statuses.append((r.url.split("/v1/")[1], r.status)))
+        ui.open_market(page, world, market)
+        with login_response(page) as login:
+            ui.connect(page, tab.wallet)
+        logged_in = time.monotonic()
+        first_token = login.value.json()["access_token"]
+        with page.expect_response(lambda r: r.url.endswith("/v1/auth/refresh"), timeout=12_000) as refreshed:
+            pass
+        assert refreshed.value.status == 200, refreshed.value.text()
+        assert time.monotonic() - logged_in < 12, "the token was refreshed only after it expired"
+        while time.monotonic() - logged_in < 13:
+            page.wait_for_timeout(250)
+        assert world.api.request("GET", "/v1/auth/profile", token=first_token)[0] == 401  # it has expired
+        ui.choose_outcome(page, market.outcome("Yes"), "Yes")
+        page.get_by_test_id("ticket-amount").fill("1")
+        with page.expect_response(lambda r: r.url.endswith(f"/v1/markets/{market.id}/bet")) as bet:
+            page.get_by_test_id("ticket-buy").click()
+        assert bet.value.status == 200, bet.value.text()
+        assert [s for s in statuses if s[1] == 401] == [], statuses
+        expect(page.get_by_test_id("logout")).to_be_visible()
+    finally:
+        server.stop()
