@@ -141,6 +141,13 @@ struct ServeArgs {
     /// `crates/hanson/web`), read on every request, instead of the copy built into the binary.
     #[arg(long, env = "HANSON_WEB_DIR")]
     web_dir: Option<std::path::PathBuf>,
+    /// Delays before each retry of a failed webhook delivery, e.g. `1s,2s,4s` (units ms, s, m,
+    /// h); each gets up to 20% jitter. The default is the contract's.
+    #[arg(long, env = "HANSON_WEBHOOK_RETRY_SCHEDULE", default_value = "5s,5m,30m,2h,5h,10h,10h")]
+    webhook_retry_schedule: crate::domain::webhook::RetrySchedule,
+    /// Also allow `http` webhook URLs and loopback or private addresses (local use and tests).
+    #[arg(long, env = "HANSON_WEBHOOK_ALLOW_PRIVATE")]
+    webhook_allow_private: bool,
     /// Log lines as plain text or as one JSON object per line.
     #[arg(long, env = "HANSON_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
@@ -265,6 +272,10 @@ async fn run(command: Command) -> Result<()> {
                     max_streams_per_ip: args.max_streams_per_ip as usize,
                 },
                 web_dir: args.web_dir,
+                webhooks: crate::webhooks::SenderSettings {
+                    schedule: args.webhook_retry_schedule,
+                    allow_private: args.webhook_allow_private,
+                },
             };
             let store_options = StoreOptions {
                 max_connections: args.db_max_connections as usize,

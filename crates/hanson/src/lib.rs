@@ -10,3 +10,4 @@ pub mod events;
 pub mod metrics;
 pub mod server;
 pub mod store;
+pub mod webhooks;

@@ -16,6 +16,7 @@ pub mod strict;
 pub mod streams;
 pub mod trading;
 pub mod web;
+pub mod webhooks;
 pub use crate::domain::views;
 
 use std::sync::OnceLock;
@@ -41,6 +42,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .merge(auth::router())
         .merge(trading::router())
         .merge(streams::router())
+        .merge(webhooks::router())
         .routes(routes!(healthz))
         .routes(routes!(readyz))
         .routes(routes!(openapi_document))

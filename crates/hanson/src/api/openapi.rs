@@ -84,6 +84,7 @@ error_responses!(E401 = 401, E403 = 403, E404 = 404, E409 = 409, E422 = 422);
         (name = "Provider", description = "Market management and settlement, with the provider's API key"),
         (name = "Money", description = "Deposits, withdrawals and balances, with the provider's API key"),
         (name = "Auth", description = "Wallet login and sessions"),
+        (name = "Webhooks", description = "Signed event deliveries to the provider's endpoints (Standard Webhooks), with the provider's API key. Each delivery is a POST of an event envelope (see /v1/asyncapi.json for the event types) with webhook-id, webhook-timestamp and webhook-signature headers"),
         (name = "Streams", description = "Live events: Server-Sent Events and a WebSocket (see /v1/asyncapi.json)"),
         (name = "Operations", description = "Health and this document"),
     ),

@@ -49,6 +49,7 @@ pub struct Settings {
     pub streams: StreamSettings,
     /// Serve the web app from this directory instead of the copy built into the binary.
     pub web_dir: Option<std::path::PathBuf>,
+    pub webhooks: crate::webhooks::SenderSettings,
 }
 
 impl Default for Settings {
@@ -61,6 +62,7 @@ impl Default for Settings {
             trusted_proxies: Vec::new(),
             streams: StreamSettings::default(),
             web_dir: None,
+            webhooks: Default::default(),
         }
     }
 }
@@ -108,6 +110,9 @@ pub struct Shared {
     pub(crate) rendered_markets: Arc<RenderedMarkets>,
     pub hub: Arc<Hub>,
     pub web: Arc<super::web::WebApp>,
+    pub webhooks: crate::webhooks::SenderSettings,
+    /// Wakes this node's webhook sender (a delivery became due now).
+    pub webhooks_wake: Arc<tokio::sync::Notify>,
 }
 
 impl AppState {
@@ -124,8 +129,10 @@ impl AppState {
         let limits = settings.limits;
         let trusted_proxies = settings.trusted_proxies.into();
         let hub = Hub::new(store.clone(), settings.streams);
-        store.set_publisher(Arc::new(HubPublisher(hub.clone())));
+        let webhooks_wake = Arc::new(tokio::sync::Notify::new());
+        store.set_publisher(Arc::new(HubPublisher { hub: hub.clone(), webhooks: webhooks_wake.clone() }));
         background::start(&hub, store.clone());
+        crate::webhooks::start(store.clone(), settings.webhooks.clone(), webhooks_wake.clone());
         Ok(AppState(Arc::new(Shared {
             store,
             search_cache: Arc::default(),
@@ -138,6 +145,8 @@ impl AppState {
             trusted_proxies,
             hub,
             web: Arc::new(super::web::WebApp::new(settings.web_dir)),
+            webhooks: settings.webhooks,
+            webhooks_wake,
             limiters: Arc::new(Limiters {
                 auth_per_ip: Limiter::new(limits.auth_per_ip),
                 general_per_ip: Limiter::new(limits.general_per_ip),

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use super::ids::{MarketId, OutcomeId, SessionId, WalletId};
+use super::ids::{MarketId, OutcomeId, ProviderId, SessionId, WalletId};
 use super::market::Market;
 use super::money::Wei;
 use super::position::Holding;
@@ -29,8 +29,8 @@ pub enum Event {
     MarketCancelled(Cancellation),
     ClaimCompleted { receipt: ClaimReceipt, wallet_id: WalletId },
     /// A wallet deposit (with its wallet) or a treasury deposit.
-    DepositCompleted { receipt: TransferReceipt, wallet_id: Option<WalletId> },
-    WithdrawalCompleted { receipt: TransferReceipt, wallet_id: WalletId },
+    DepositCompleted { receipt: TransferReceipt, wallet_id: Option<WalletId>, provider_id: ProviderId },
+    WithdrawalCompleted { receipt: TransferReceipt, wallet_id: WalletId, provider_id: ProviderId },
     /// A wallet's balance of a token after a change (user stream only).
     BalanceUpdated { wallet_id: WalletId, token_id: String, balance: u128 },
     /// A position after a change of its own fields (user stream only).
@@ -98,6 +98,18 @@ struct Envelope<'a, D: Serialize> {
     data: D,
 }
 
+/// The envelope of a `webhook.test` event, sent to one endpoint on request.
+pub fn webhook_test_envelope(id: &str, now: Micros, endpoint_id: &str) -> Result<String> {
+    #[derive(Serialize)]
+    struct Test<'a> {
+        endpoint_id: &'a str,
+        message: &'static str,
+    }
+    let data = Test { endpoint_id, message: "a test event sent on request" };
+    let envelope = Envelope { id, kind: super::webhook::TEST_EVENT, timestamp: Timestamp(now), market_id: None, seq: None, data };
+    serde_json::to_string(&envelope).map_err(Error::internal)
+}
+
 impl Event {
     pub fn kind(&self) -> &'static str {
         match self {
@@ -148,6 +160,22 @@ impl Event {
             Event::PositionUpdated(h) => Some(&h.wallet_id),
             _ => None,
         }
+    }
+
+    /// The tenant whose webhooks receive the event, where the event names it; the others
+    /// belong to their market's provider ([`Event::tenant_market`]).
+    pub fn provider(&self) -> Option<&ProviderId> {
+        match self {
+            Event::MarketCreated(m) | Event::MarketUpdated(m) => Some(&m.provider_id),
+            Event::OutcomeCreated { market, .. } | Event::OutcomeUpdated { market, .. } => Some(&market.provider_id),
+            Event::DepositCompleted { provider_id, .. } | Event::WithdrawalCompleted { provider_id, .. } => Some(provider_id),
+            _ => None,
+        }
+    }
+
+    /// The market whose provider the event belongs to.
+    pub fn tenant_market(&self) -> Option<&MarketId> {
+        self.market_id()
     }
 
     /// The envelope's `market_id`: the market the change belongs to, if any.

@@ -4,6 +4,7 @@
 pub mod address;
 pub mod candle;
 pub mod event;
+pub mod webhook;
 pub mod fees;
 pub mod ids;
 pub mod market;

@@ -519,10 +519,16 @@ impl Hub {
 }
 
 /// The store's publisher: hands each durable write's events to the hub.
-pub struct HubPublisher(pub Arc<Hub>);
+/// Hands committed events to the hub, and wakes this node's webhook sender: the write may
+/// have created deliveries.
+pub struct HubPublisher {
+    pub hub: Arc<Hub>,
+    pub webhooks: Arc<tokio::sync::Notify>,
+}
 
 impl Publisher for HubPublisher {
     fn publish(&self, events: Vec<Published>) {
-        self.0.deliver(events);
+        self.webhooks.notify_one();
+        self.hub.deliver(events);
     }
 }

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use super::sql::{value_rows, Conn, Dialect, FromRow, Param, Row};
+use super::webhooks;
 use crate::domain::event::{Event, Published};
 use crate::domain::ids::{new_id, MarketId};
 use crate::domain::time::Micros;
@@ -47,7 +48,7 @@ pub fn record(c: &mut dyn Conn, events: Vec<Event>, node: &str, now: Micros) -> 
         return Ok(Vec::new());
     }
     let mut last_seqs: Vec<(MarketId, i64)> = Vec::new();
-    let mut rows: Vec<(String, Published, bool)> = Vec::with_capacity(events.len());
+    let mut rows: Vec<Written> = Vec::with_capacity(events.len());
     for event in &events {
         let seq = match event.market_stream() {
             None => None,
@@ -72,13 +73,20 @@ pub fn record(c: &mut dyn Conn, events: Vec<Event>, node: &str, now: Micros) -> 
             wallet_id: event.wallet().cloned(),
             envelope: Arc::from(envelope),
         };
-        rows.push((id, published, !event.is_stream_only()));
+        rows.push(Written {
+            id,
+            published,
+            kept: !event.is_stream_only(),
+            provider_id: event.provider().map(|p| p.to_string()),
+            tenant_market: event.tenant_market().map(|m| m.to_string()),
+        });
     }
-    let kept: Vec<(&str, &Published)> = rows.iter().filter(|(_, _, kept)| *kept).map(|(id, p, _)| (id.as_str(), p)).collect();
-    let mut params: Vec<Param<'_>> = Vec::with_capacity(kept.len() * 7 + 4);
-    for (id, p) in &kept {
+    let kept: Vec<&Written> = rows.iter().filter(|r| r.kept).collect();
+    let mut params: Vec<Param<'_>> = Vec::with_capacity(kept.len() * 11 + 4);
+    for r in &kept {
+        let p = &r.published;
         params.extend([
-            Param::Text(id),
+            Param::Text(&r.id),
             p.market_id.as_deref().into(),
             p.seq.map_or(Param::Null, Param::Int),
             p.wallet_id.as_deref().into(),
@@ -88,24 +96,71 @@ pub fn record(c: &mut dyn Conn, events: Vec<Event>, node: &str, now: Micros) -> 
         ]);
     }
     let insert = (!kept.is_empty()).then(|| {
-        format!("INSERT INTO events (id, market_id, seq, wallet_id, type, created_at, envelope) VALUES {}", value_rows(kept.len(), 7))
+        format!(
+            "INSERT INTO events (id, market_id, seq, wallet_id, type, created_at, envelope) VALUES {} RETURNING position, id",
+            value_rows(kept.len(), 7)
+        )
     });
     match c.dialect() {
         Dialect::Sqlite => {
             if let Some(insert) = insert {
-                c.exec(&insert, &params)?;
+                let written = c.query(&insert, &params)?;
+                // The deliveries of webhooks subscribed to these events, in the same transaction.
+                let positions: Vec<(String, i64)> = written.iter().map(|r| Ok((r.text(1)?, r.int(0)?))).collect::<Result<_>>()?;
+                let mut source: Vec<Param<'_>> = Vec::with_capacity(kept.len() * webhooks::SOURCE_COLUMNS + 1);
+                for r in &kept {
+                    let position = positions.iter().find(|(id, _)| *id == r.id).map_or(0, |(_, p)| *p);
+                    source.extend([
+                        Param::Int(position),
+                        Param::Text(&r.id),
+                        Param::Text(&r.published.kind),
+                        (&r.provider_id).into(),
+                        (&r.tenant_market).into(),
+                    ]);
+                }
+                source.push(Param::Int(now));
+                let sql = format!(
+                    "WITH source(event_position, event_id, kind, provider_id, market_id) AS (VALUES {}) {}",
+                    value_rows(kept.len(), webhooks::SOURCE_COLUMNS),
+                    webhooks::enqueue_sql(Dialect::Sqlite, source.len())
+                );
+                c.exec(&sql, &source)?;
             }
         }
         Dialect::Postgres => {
             let positions_prefix = format!("{node}:");
-            let transient: Vec<&Published> = rows.iter().filter(|(_, _, kept)| !*kept).map(|(_, p, _)| p).collect();
+            let transient: Vec<&Published> = rows.iter().filter(|r| !r.kept).map(|r| &r.published).collect();
             let payloads = notice_payloads(node, &transient)?;
-            // A data-modifying WITH must lead the statement; the selects follow it.
+            // A data-modifying WITH must lead the statement; the selects follow it. The
+            // webhook deliveries of the written events are inserted by the same statement.
             let mut with = String::new();
             let mut selects = Vec::new();
             if let Some(insert) = insert {
+                let first = params.len() + 1;
+                for r in &kept {
+                    params.extend([
+                        Param::Text(&r.id),
+                        Param::Text(&r.published.kind),
+                        (&r.provider_id).into(),
+                        (&r.tenant_market).into(),
+                    ]);
+                }
+                let values: Vec<String> = (0..kept.len())
+                    .map(|k| {
+                        let i = first + k * 4;
+                        format!("(${i}::text, ${}::text, ${}::text, ${}::text)", i + 1, i + 2, i + 3)
+                    })
+                    .collect();
+                params.push(Param::Int(now));
+                let now_param = params.len();
                 params.push(Param::Text(&positions_prefix));
-                with = format!("WITH written AS ({insert} RETURNING position) ");
+                with = format!(
+                    "WITH written AS ({insert}), source AS (SELECT written.position AS event_position, written.id AS event_id, \
+                     v.kind, v.provider_id, v.market_id FROM written JOIN (VALUES {}) AS v(event_id, kind, provider_id, market_id) \
+                     ON v.event_id = written.id), delivered AS ({}) ",
+                    values.join(", "),
+                    webhooks::enqueue_sql(Dialect::Postgres, now_param)
+                );
                 selects.push(format!(
                     "SELECT pg_notify('{CHANNEL}', ${} || string_agg(position::text, ','))::text FROM written",
                     params.len()
@@ -122,7 +177,18 @@ pub fn record(c: &mut dyn Conn, events: Vec<Event>, node: &str, now: Micros) -> 
             }
         }
     }
-    Ok(rows.into_iter().map(|(_, p, _)| p).collect())
+    Ok(rows.into_iter().map(|r| r.published).collect())
+}
+
+/// An event as [`record`] writes it.
+struct Written {
+    id: String,
+    published: Published,
+    /// Kept in the log (not [`Event::is_stream_only`]).
+    kept: bool,
+    /// The tenant whose webhooks receive it: its own, or else its market's.
+    provider_id: Option<String>,
+    tenant_market: Option<String>,
 }
 
 /// An event that is not kept, as another node's listener receives it.
@@ -285,14 +351,18 @@ pub fn long_logs(c: &mut dyn Conn, retention: &Retention) -> Result<Vec<(String,
     Ok(long)
 }
 
+/// Events a webhook delivery still waits for are kept.
+const UNDELIVERED: &str =
+    " AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_position = events.position AND d.status = 'pending')";
+
 /// Deletes what `retention` no longer keeps: events older than `keep_for` that are not among
 /// the last `keep_last` of their market (`long` from [`long_logs`]). Returns the rows deleted.
 pub fn prune(c: &mut dyn Conn, now: Micros, retention: &Retention, long: &[(String, i64)]) -> Result<u64> {
     let cutoff = now - retention.keep_for;
-    let mut deleted = c.exec("DELETE FROM events WHERE market_id IS NULL AND created_at < $1", &[Param::Int(cutoff)])?;
+    let mut deleted = c.exec(&format!("DELETE FROM events WHERE market_id IS NULL AND created_at < $1{UNDELIVERED}"), &[Param::Int(cutoff)])?;
     for (market_id, last) in long {
         deleted += c.exec(
-            "DELETE FROM events WHERE market_id = $1 AND seq <= $2 AND created_at < $3",
+            &format!("DELETE FROM events WHERE market_id = $1 AND seq <= $2 AND created_at < $3{UNDELIVERED}"),
             &[Param::Text(market_id), Param::Int(last - retention.keep_last), Param::Int(cutoff)],
         )?;
     }

@@ -6,6 +6,7 @@
 pub mod audit;
 pub mod auth;
 pub mod events;
+pub mod webhooks;
 pub mod history;
 pub mod hot;
 pub mod idempotency;

@@ -46,6 +46,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (10, include_str!("../../migrations/postgres/0010_market_filter_sort_indexes.sql")),
     (11, include_str!("../../migrations/postgres/0011_search_revisions.sql")),
     (12, include_str!("../../migrations/postgres/0012_events.sql")),
+    (13, include_str!("../../migrations/postgres/0013_webhooks.sql")),
 ];
 
 /// Key of the advisory lock that serializes migrations of nodes starting at the same time.

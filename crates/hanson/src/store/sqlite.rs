@@ -36,6 +36,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (10, include_str!("../../migrations/sqlite/0010_market_filter_sort_indexes.sql")),
     (11, include_str!("../../migrations/sqlite/0011_search_revisions.sql")),
     (12, include_str!("../../migrations/sqlite/0012_events.sql")),
+    (13, include_str!("../../migrations/sqlite/0013_webhooks.sql")),
 ];
 
 /// Most jobs one commit carries. Commits no longer wait for the disk, so small batches are

@@ -6,7 +6,7 @@ use super::ledger::{self, Account, Kind, Transfer};
 use super::sql::{query_as, query_opt_as, Conn, FromRow, Param, Row};
 use crate::domain::money::Wei;
 use crate::domain::event::Event;
-use crate::domain::ids::WalletId;
+use crate::domain::ids::{ProviderId, WalletId};
 use crate::domain::tenant::{Balance, Provider, Token, TransferReceipt, Transferred, TreasuryDeposit, Wallet, WalletTransfer};
 use crate::domain::time::{Micros, Timestamp};
 use crate::error::{Error, Result};
@@ -291,8 +291,10 @@ pub fn external_transfer(c: &mut dyn Conn, t: ExternalTransfer, now: Micros) -> 
         TransferReceipt::Treasury(_) => None,
     };
     let event = match (t.kind, wallet_id) {
-        (ExternalKind::WalletWithdrawal, Some(wallet_id)) => Event::WithdrawalCompleted { receipt: response.clone(), wallet_id },
-        (_, wallet_id) => Event::DepositCompleted { receipt: response.clone(), wallet_id },
+        (ExternalKind::WalletWithdrawal, Some(wallet_id)) => {
+            Event::WithdrawalCompleted { receipt: response.clone(), wallet_id, provider_id: ProviderId(t.provider_id.clone()) }
+        }
+        (_, wallet_id) => Event::DepositCompleted { receipt: response.clone(), wallet_id, provider_id: ProviderId(t.provider_id.clone()) },
     };
     c.emit(event)?;
     Ok(Recorded { response, replayed: false })

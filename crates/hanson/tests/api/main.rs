@@ -26,3 +26,4 @@ mod schema;
 mod streams;
 mod trading;
 mod users;
+mod webhooks;

@@ -44,6 +44,15 @@ const ROUTES: &[(&str, &str)] = &[
     ("get", "/v1/auth/events"),
     ("get", "/v1/ws"),
     ("get", "/v1/asyncapi.json"),
+    ("post", "/v1/providers/webhooks"),
+    ("get", "/v1/providers/webhooks"),
+    ("get", "/v1/providers/webhooks/{webhook_id}"),
+    ("put", "/v1/providers/webhooks/{webhook_id}"),
+    ("delete", "/v1/providers/webhooks/{webhook_id}"),
+    ("post", "/v1/providers/webhooks/{webhook_id}/rotate-secret"),
+    ("get", "/v1/providers/webhooks/{webhook_id}/deliveries"),
+    ("post", "/v1/providers/webhooks/{webhook_id}/deliveries/{delivery_id}/retry"),
+    ("post", "/v1/providers/webhooks/{webhook_id}/test"),
 ];
 
 fn resolve<'a>(doc: &'a Value, reference: &str) -> &'a Value {
@@ -87,7 +96,7 @@ async fn the_document_lists_every_route_and_every_route_answers() {
         assert!(responses.keys().any(|k| k.starts_with('2') || k == "101"), "{method} {path} has a success response");
         assert!(responses.contains_key("500"), "{method} {path} documents 500");
         // The route exists: it does not fall through to 404 for an unknown route or to 405.
-        let concrete = path.replace("{market_id}", &uuid()).replace("{outcome_id}", &uuid()).replace("{wallet_address}", "0x0000000000000000000000000000000000000001").replace("{key_id}", "0").replace("{position_id}", &uuid());
+        let concrete = path.replace("{market_id}", &uuid()).replace("{outcome_id}", &uuid()).replace("{wallet_address}", "0x0000000000000000000000000000000000000001").replace("{key_id}", "0").replace("{position_id}", &uuid()).replace("{webhook_id}", &uuid()).replace("{delivery_id}", &uuid());
         let method = reqwest::Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
         let res = app.client.request(method.clone(), format!("{}{}", app.base, concrete)).header("content-type", "application/json").body("{}").send().await.unwrap();
         assert_ne!(res.status(), StatusCode::METHOD_NOT_ALLOWED, "{method} {path}");

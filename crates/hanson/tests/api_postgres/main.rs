@@ -48,9 +48,12 @@ mod streams;
 mod trading;
 #[path = "../api/users.rs"]
 mod users;
+#[path = "../api/webhooks.rs"]
+mod webhooks;
 
 // PostgreSQL only: several nodes on one database, NUMERIC on the wire, bad URLs, outages.
 mod multinode;
 mod nodes;
 mod outage;
 mod streams_multinode;
+mod webhooks_multinode;

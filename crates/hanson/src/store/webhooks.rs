@@ -1,0 +1,389 @@
+//! Webhook endpoints and their deliveries. Deliveries are created by the event log's own write
+//! ([`enqueue`], in `events::record`), claimed by one node at a time with a lease, and finished
+//! in batches by the sending worker (`webhooks::Sender`).
+
+use super::sql::{placeholders, Conn, Dialect, FromRow, Param, Row};
+use crate::domain::ids::new_id;
+use crate::domain::page::{Page, PageRequest};
+use crate::domain::time::{Micros, Timestamp};
+use crate::domain::webhook::{
+    AttemptOutcome, Delivery, DeliveryStatus, Endpoint, Next, FAILING_DAYS_BEFORE_DISABLE, ROTATION_OVERLAP, TEST_EVENT,
+};
+use crate::error::{Error, Result};
+
+const ENDPOINT_COLUMNS: &str = "id, url, event_types, description, enabled, disabled_reason, created_at, updated_at";
+const DELIVERY_COLUMNS: &str =
+    "id, event_id, event_type, status, attempts, last_status_code, last_error, next_attempt_at, created_at, updated_at";
+
+impl FromRow for Endpoint {
+    fn from_row(r: &Row) -> Result<Endpoint> {
+        Ok(Endpoint {
+            id: r.text(0)?,
+            url: r.text(1)?,
+            event_types: r.text(2)?.split(' ').map(str::to_string).collect(),
+            description: r.opt_text(3)?,
+            enabled: r.int(4)? != 0,
+            disabled_reason: r.opt_text(5)?,
+            created_at: Timestamp(r.int(6)?),
+            updated_at: Timestamp(r.int(7)?),
+        })
+    }
+}
+
+impl FromRow for Delivery {
+    fn from_row(r: &Row) -> Result<Delivery> {
+        Ok(Delivery {
+            id: r.text(0)?,
+            event_id: r.text(1)?,
+            event_type: r.text(2)?,
+            status: DeliveryStatus::parse(&r.text(3)?)?,
+            attempts: r.int(4)?,
+            last_status_code: r.opt_int(5)?,
+            last_error: r.opt_text(6)?,
+            next_attempt_at: r.opt_int(7)?.map(Timestamp),
+            created_at: Timestamp(r.int(8)?),
+            updated_at: Timestamp(r.int(9)?),
+        })
+    }
+}
+
+/// A checked new endpoint (see `domain::webhook`).
+#[derive(Clone)]
+pub struct NewEndpoint {
+    pub url: String,
+    pub event_types: String,
+    pub description: Option<String>,
+    pub secret: String,
+}
+
+pub fn create_endpoint(c: &mut dyn Conn, provider_id: &str, new: NewEndpoint, now: Micros) -> Result<Endpoint> {
+    let id = new_id();
+    c.exec(
+        "INSERT INTO webhook_endpoints (id, provider_id, url, event_types, description, enabled, secret, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, 1, $6, $7, $7)",
+        &[
+            Param::Text(&id),
+            Param::Text(provider_id),
+            Param::Text(&new.url),
+            Param::Text(&new.event_types),
+            (&new.description).into(),
+            Param::Text(&new.secret),
+            Param::Int(now),
+        ],
+    )?;
+    endpoint(c, provider_id, &id)
+}
+
+/// The provider's endpoint (another provider's is 404).
+pub fn endpoint(c: &mut dyn Conn, provider_id: &str, id: &str) -> Result<Endpoint> {
+    super::sql::query_opt_as(
+        c,
+        &format!("SELECT {ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND provider_id = $2"),
+        &[Param::Text(id), Param::Text(provider_id)],
+    )?
+    .ok_or(Error::NotFound)
+}
+
+/// The provider's endpoints, oldest first.
+pub fn list_endpoints(c: &mut dyn Conn, provider_id: &str, page: PageRequest) -> Result<Page<Endpoint>> {
+    let total = c.query_one("SELECT COUNT(*) FROM webhook_endpoints WHERE provider_id = $1", &[Param::Text(provider_id)])?.int(0)?;
+    let rows = super::sql::query_as(
+        c,
+        &format!(
+            "SELECT {ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE provider_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3"
+        ),
+        &[Param::Text(provider_id), Param::Int(page.per_page), Param::Int((page.page - 1) * page.per_page)],
+    )?;
+    Ok(Page::new(rows, page, total))
+}
+
+/// A checked change; `None` leaves a field as it is.
+#[derive(Clone, Default)]
+pub struct EndpointChange {
+    pub url: Option<String>,
+    pub event_types: Option<String>,
+    pub description: Option<String>,
+    pub enabled: Option<bool>,
+}
+
+pub fn update_endpoint(c: &mut dyn Conn, provider_id: &str, id: &str, change: EndpointChange, now: Micros) -> Result<Endpoint> {
+    endpoint(c, provider_id, id)?;
+    let enabled = change.enabled.map(i64::from);
+    // Enabling again forgets why it was disabled and its run of failures.
+    c.exec(
+        "UPDATE webhook_endpoints SET url = COALESCE($1, url), event_types = COALESCE($2, event_types), \
+         description = COALESCE($3, description), enabled = COALESCE($4, enabled), \
+         disabled_reason = CASE WHEN $4 = 1 THEN NULL ELSE disabled_reason END, \
+         failing_since = CASE WHEN $4 = 1 AND enabled = 0 THEN NULL ELSE failing_since END, updated_at = $5 \
+         WHERE id = $6 AND provider_id = $7",
+        &[
+            (&change.url).into(),
+            (&change.event_types).into(),
+            (&change.description).into(),
+            enabled.into(),
+            Param::Int(now),
+            Param::Text(id),
+            Param::Text(provider_id),
+        ],
+    )?;
+    endpoint(c, provider_id, id)
+}
+
+/// Deletes the endpoint and its deliveries.
+pub fn delete_endpoint(c: &mut dyn Conn, provider_id: &str, id: &str) -> Result<()> {
+    endpoint(c, provider_id, id)?;
+    c.exec("DELETE FROM webhook_deliveries WHERE endpoint_id = $1", &[Param::Text(id)])?;
+    c.exec("DELETE FROM webhook_endpoints WHERE id = $1", &[Param::Text(id)])?;
+    Ok(())
+}
+
+/// Replaces the secret; the old one still signs for [`ROTATION_OVERLAP`].
+pub fn rotate_secret(c: &mut dyn Conn, provider_id: &str, id: &str, secret: &str, now: Micros) -> Result<()> {
+    endpoint(c, provider_id, id)?;
+    c.exec(
+        "UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_until = $1, secret = $2, updated_at = $3 WHERE id = $4",
+        &[Param::Int(now + ROTATION_OVERLAP), Param::Text(secret), Param::Int(now), Param::Text(id)],
+    )?;
+    Ok(())
+}
+
+/// The endpoint's deliveries, newest first.
+pub fn deliveries(
+    c: &mut dyn Conn,
+    provider_id: &str,
+    endpoint_id: &str,
+    status: Option<DeliveryStatus>,
+    page: PageRequest,
+) -> Result<Page<Delivery>> {
+    endpoint(c, provider_id, endpoint_id)?;
+    let status = status.map(DeliveryStatus::as_str);
+    let filter = "endpoint_id = $1 AND (CAST($2 AS TEXT) IS NULL OR status = CAST($2 AS TEXT))";
+    let params = [Param::Text(endpoint_id), status.into()];
+    let total = c.query_one(&format!("SELECT COUNT(*) FROM webhook_deliveries WHERE {filter}"), &params)?.int(0)?;
+    let rows = super::sql::query_as(
+        c,
+        &format!(
+            "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE {filter} ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4"
+        ),
+        &[params[0], params[1], Param::Int(page.per_page), Param::Int((page.page - 1) * page.per_page)],
+    )?;
+    Ok(Page::new(rows, page, total))
+}
+
+fn delivery(c: &mut dyn Conn, id: &str) -> Result<Delivery> {
+    super::sql::query_opt_as(c, &format!("SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1"), &[Param::Text(id)])?
+        .ok_or(Error::NotFound)
+}
+
+/// One more attempt of a delivery, now, whatever its status (it is not retried after).
+pub fn retry_delivery(c: &mut dyn Conn, provider_id: &str, endpoint_id: &str, delivery_id: &str, now: Micros) -> Result<Delivery> {
+    endpoint(c, provider_id, endpoint_id)?;
+    let row = c.query_opt(
+        "SELECT d.event_position, e.position FROM webhook_deliveries d LEFT JOIN events e ON e.position = d.event_position \
+         WHERE d.id = $1 AND d.endpoint_id = $2",
+        &[Param::Text(delivery_id), Param::Text(endpoint_id)],
+    )?;
+    match row {
+        None => return Err(Error::NotFound),
+        Some(r) if r.opt_int(1)?.is_none() => {
+            return Err(Error::conflict("event_expired", "the event of this delivery is no longer kept"))
+        }
+        Some(_) => {}
+    }
+    c.exec(
+        "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $1, manual = 1, claimed_until = 0, updated_at = $1 WHERE id = $2",
+        &[Param::Int(now), Param::Text(delivery_id)],
+    )?;
+    delivery(c, delivery_id)
+}
+
+/// A `webhook.test` event for this endpoint alone, delivered like any other.
+pub fn send_test(c: &mut dyn Conn, provider_id: &str, endpoint_id: &str, now: Micros) -> Result<Delivery> {
+    endpoint(c, provider_id, endpoint_id)?;
+    let event_id = new_id();
+    let envelope = crate::domain::event::webhook_test_envelope(&event_id, now, endpoint_id)?;
+    let position = c
+        .query_one(
+            "INSERT INTO events (id, market_id, seq, wallet_id, type, created_at, envelope) VALUES ($1, NULL, NULL, NULL, $2, $3, $4) RETURNING position",
+            &[Param::Text(&event_id), Param::Text(TEST_EVENT), Param::Int(now), Param::Text(&envelope)],
+        )?
+        .int(0)?;
+    let id = new_id();
+    c.exec(
+        "INSERT INTO webhook_deliveries (id, endpoint_id, event_position, event_id, event_type, status, next_attempt_at, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, 'pending', $6, $6, $6)",
+        &[Param::Text(&id), Param::Text(endpoint_id), Param::Int(position), Param::Text(&event_id), Param::Text(TEST_EVENT), Param::Int(now)],
+    )?;
+    delivery(c, &id)
+}
+
+/// The columns of the events a write records that choose their endpoints:
+/// `(event_position, event_id, kind, provider_id, market_id)`. A market event's provider is
+/// its market's.
+pub const SOURCE_COLUMNS: usize = 5;
+
+/// `INSERT` of a pending delivery for every enabled endpoint of each event's provider that
+/// subscribes to its type; the events are the CTE or table `source` with [`SOURCE_COLUMNS`].
+pub fn enqueue_sql(dialect: Dialect, now_param: usize) -> String {
+    let new_id = match dialect {
+        Dialect::Sqlite => "lower(hex(randomblob(16)))",
+        Dialect::Postgres => "replace(gen_random_uuid()::text, '-', '')",
+    };
+    format!(
+        "INSERT INTO webhook_deliveries (id, endpoint_id, event_position, event_id, event_type, status, next_attempt_at, created_at, updated_at) \
+         SELECT {new_id}, w.id, source.event_position, source.event_id, source.kind, 'pending', ${now_param}, ${now_param}, ${now_param} \
+         FROM source JOIN webhook_endpoints w ON w.provider_id = COALESCE(source.provider_id, (SELECT m.provider_id FROM markets m WHERE m.id = source.market_id)) \
+         WHERE w.enabled = 1 AND (w.event_types = '*' OR (' ' || w.event_types || ' ') LIKE ('% ' || source.kind || ' %'))"
+    )
+}
+
+/// A claimed attempt: what to send, and to whom.
+#[derive(Debug, Clone)]
+pub struct Claimed {
+    pub delivery_id: String,
+    pub endpoint_id: String,
+    pub url: String,
+    /// The secrets that sign it: the current one, and the replaced one during a rotation.
+    pub secrets: Vec<String>,
+    pub event_id: String,
+    /// The envelope; None when the event is no longer kept.
+    pub body: Option<String>,
+    /// Attempts made before this one.
+    pub attempts: i64,
+    pub manual: bool,
+}
+
+/// Claims up to `limit` due deliveries of enabled endpoints not in `busy` until `lease_until`:
+/// no other node attempts them before. Oldest due first.
+pub fn claim_due(c: &mut dyn Conn, now: Micros, lease_until: Micros, limit: i64, busy: &[String]) -> Result<Vec<Claimed>> {
+    let lock = match c.dialect() {
+        Dialect::Sqlite => "",
+        Dialect::Postgres => " FOR UPDATE OF d SKIP LOCKED",
+    };
+    let mut params = vec![Param::Int(lease_until), Param::Int(now), Param::Int(limit)];
+    let exclude = if busy.is_empty() {
+        String::new()
+    } else {
+        let list = placeholders(params.len() + 1, busy.len());
+        params.extend(busy.iter().map(|id| Param::Text(id)));
+        format!(" AND d.endpoint_id NOT IN ({list})")
+    };
+    let claimed = c.query(
+        &format!(
+            "UPDATE webhook_deliveries SET claimed_until = $1 WHERE id IN (SELECT d.id FROM webhook_deliveries d \
+             JOIN webhook_endpoints w ON w.id = d.endpoint_id WHERE d.status = 'pending' AND d.next_attempt_at <= $2 \
+             AND d.claimed_until < $2 AND w.enabled = 1{exclude} ORDER BY d.next_attempt_at LIMIT $3{lock}) RETURNING id"
+        ),
+        &params,
+    )?;
+    if claimed.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<String> = claimed.iter().map(|r| r.text(0)).collect::<Result<_>>()?;
+    let mut params: Vec<Param<'_>> = vec![Param::Int(now)];
+    params.extend(ids.iter().map(|id| Param::Text(id)));
+    let rows = c.query(
+        &format!(
+            "SELECT d.id, d.endpoint_id, w.url, w.secret, CASE WHEN w.previous_secret_until > $1 THEN w.previous_secret END, \
+             d.event_id, e.envelope, d.attempts, d.manual FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id \
+             LEFT JOIN events e ON e.position = d.event_position WHERE d.id IN ({}) ORDER BY d.next_attempt_at",
+            placeholders(2, ids.len())
+        ),
+        &params,
+    )?;
+    rows.iter()
+        .map(|r| {
+            Ok(Claimed {
+                delivery_id: r.text(0)?,
+                endpoint_id: r.text(1)?,
+                url: r.text(2)?,
+                secrets: std::iter::once(r.text(3)?).chain(r.opt_text(4)?).collect(),
+                event_id: r.text(5)?,
+                body: r.opt_text(6)?,
+                attempts: r.int(7)?,
+                manual: r.int(8)? != 0,
+            })
+        })
+        .collect()
+}
+
+/// What became of one claimed attempt.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    pub delivery_id: String,
+    pub endpoint_id: String,
+    /// Attempts made, this one included.
+    pub attempts: i64,
+    pub outcome: AttemptOutcome,
+    pub next: Next,
+}
+
+/// Records finished attempts and what they do to their endpoints: a success ends its run of
+/// failures, 410 disables it, and a failure after five days of nothing but failures too.
+pub fn finish(c: &mut dyn Conn, finished: &[Finished], now: Micros) -> Result<()> {
+    for f in finished {
+        let (status_code, error) = match &f.outcome {
+            AttemptOutcome::Succeeded { status } | AttemptOutcome::Refused { status, .. } => (Some(i64::from(*status)), None),
+            AttemptOutcome::Failed { error } => (None, Some(error.as_str())),
+        };
+        let (status, next_attempt_at) = match f.next {
+            Next::Succeeded => ("succeeded", None),
+            Next::RetryAt(at) => ("pending", Some(at)),
+            Next::Failed | Next::FailedAndDisable => ("failed", None),
+        };
+        c.exec(
+            "UPDATE webhook_deliveries SET status = $1, attempts = $2, last_status_code = $3, last_error = $4, \
+             next_attempt_at = $5, claimed_until = 0, manual = 0, updated_at = $6 WHERE id = $7",
+            &[
+                Param::Text(status),
+                Param::Int(f.attempts),
+                status_code.into(),
+                error.into(),
+                next_attempt_at.into(),
+                Param::Int(now),
+                Param::Text(&f.delivery_id),
+            ],
+        )?;
+        match f.next {
+            Next::Succeeded => {
+                c.exec(
+                    "UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL",
+                    &[Param::Text(&f.endpoint_id)],
+                )?;
+            }
+            Next::FailedAndDisable => {
+                c.exec(
+                    "UPDATE webhook_endpoints SET enabled = 0, disabled_reason = 'gone', updated_at = $1 WHERE id = $2 AND enabled = 1",
+                    &[Param::Int(now), Param::Text(&f.endpoint_id)],
+                )?;
+            }
+            Next::RetryAt(_) | Next::Failed => {
+                c.exec(
+                    "UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, $1) WHERE id = $2",
+                    &[Param::Int(now), Param::Text(&f.endpoint_id)],
+                )?;
+                c.exec(
+                    "UPDATE webhook_endpoints SET enabled = 0, disabled_reason = 'failing', updated_at = $1 \
+                     WHERE id = $2 AND enabled = 1 AND failing_since <= $3",
+                    &[Param::Int(now), Param::Text(&f.endpoint_id), Param::Int(now - FAILING_DAYS_BEFORE_DISABLE * 86_400_000_000)],
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Deliveries that ended more than `keep_for` ago are forgotten.
+pub fn prune(c: &mut dyn Conn, now: Micros, keep_for: Micros) -> Result<u64> {
+    c.exec("DELETE FROM webhook_deliveries WHERE status <> 'pending' AND updated_at < $1", &[Param::Int(now - keep_for)])
+}
+
+/// Gives claimed deliveries back before their lease ends (a node over an endpoint's bound).
+pub fn release(c: &mut dyn Conn, ids: &[String]) -> Result<()> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let params: Vec<Param<'_>> = ids.iter().map(|id| Param::Text(id)).collect();
+    c.exec(&format!("UPDATE webhook_deliveries SET claimed_until = 0 WHERE id IN ({})", placeholders(1, ids.len())), &params)?;
+    Ok(())
+}
