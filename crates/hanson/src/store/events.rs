@@ -122,7 +122,7 @@ pub fn record(c: &mut dyn Conn, events: Vec<Event>, node: &str, now: Micros) -> 
                 let sql = format!(
                     "WITH source(event_position, event_id, kind, provider_id, market_id) AS (VALUES {}) {}",
                     value_rows(kept.len(), webhooks::SOURCE_COLUMNS),
-                    webhooks::enqueue_sql(Dialect::Sqlite, source.len())
+                    webhooks::enqueue_sql(source.len())
                 );
                 c.exec(&sql, &source)?;
             }
@@ -159,7 +159,7 @@ pub fn record(c: &mut dyn Conn, events: Vec<Event>, node: &str, now: Micros) -> 
                      v.kind, v.provider_id, v.market_id FROM written JOIN (VALUES {}) AS v(event_id, kind, provider_id, market_id) \
                      ON v.event_id = written.id), delivered AS ({}) ",
                     values.join(", "),
-                    webhooks::enqueue_sql(Dialect::Postgres, now_param)
+                    webhooks::enqueue_sql(now_param)
                 );
                 selects.push(format!(
                     "SELECT pg_notify('{CHANNEL}', ${} || string_agg(position::text, ','))::text FROM written",
@@ -352,8 +352,9 @@ pub fn long_logs(c: &mut dyn Conn, retention: &Retention) -> Result<Vec<(String,
 }
 
 /// Events a webhook delivery still waits for are kept.
-const UNDELIVERED: &str =
-    " AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_position = events.position AND d.status = 'pending')";
+/// (Everything from the oldest pending delivery's event on: no index serves the deliveries by
+/// event, as each one costs every trade of a subscribed provider.)
+const UNDELIVERED: &str = " AND position < (SELECT COALESCE(MIN(d.event_position), 9223372036854775807) FROM webhook_deliveries d WHERE d.status = 'pending')";
 
 /// Deletes what `retention` no longer keeps: events older than `keep_for` that are not among
 /// the last `keep_last` of their market (`long` from [`long_logs`]). Returns the rows deleted.

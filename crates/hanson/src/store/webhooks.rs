@@ -33,7 +33,7 @@ impl FromRow for Endpoint {
 impl FromRow for Delivery {
     fn from_row(r: &Row) -> Result<Delivery> {
         Ok(Delivery {
-            id: r.text(0)?,
+            id: r.int(0)?.to_string(),
             event_id: r.text(1)?,
             event_type: r.text(2)?,
             status: DeliveryStatus::parse(&r.text(3)?)?,
@@ -163,25 +163,26 @@ pub fn deliveries(
     let rows = super::sql::query_as(
         c,
         &format!(
-            "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE {filter} ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4"
+            "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE {filter} ORDER BY id DESC LIMIT $3 OFFSET $4"
         ),
         &[params[0], params[1], Param::Int(page.per_page), Param::Int((page.page - 1) * page.per_page)],
     )?;
     Ok(Page::new(rows, page, total))
 }
 
-fn delivery(c: &mut dyn Conn, id: &str) -> Result<Delivery> {
-    super::sql::query_opt_as(c, &format!("SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1"), &[Param::Text(id)])?
+fn delivery(c: &mut dyn Conn, id: i64) -> Result<Delivery> {
+    super::sql::query_opt_as(c, &format!("SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE id = $1"), &[Param::Int(id)])?
         .ok_or(Error::NotFound)
 }
 
 /// One more attempt of a delivery, now, whatever its status (it is not retried after).
 pub fn retry_delivery(c: &mut dyn Conn, provider_id: &str, endpoint_id: &str, delivery_id: &str, now: Micros) -> Result<Delivery> {
     endpoint(c, provider_id, endpoint_id)?;
+    let delivery_id: i64 = delivery_id.parse().map_err(|_| Error::NotFound)?;
     let row = c.query_opt(
         "SELECT d.event_position, e.position FROM webhook_deliveries d LEFT JOIN events e ON e.position = d.event_position \
          WHERE d.id = $1 AND d.endpoint_id = $2",
-        &[Param::Text(delivery_id), Param::Text(endpoint_id)],
+        &[Param::Int(delivery_id), Param::Text(endpoint_id)],
     )?;
     match row {
         None => return Err(Error::NotFound),
@@ -192,7 +193,7 @@ pub fn retry_delivery(c: &mut dyn Conn, provider_id: &str, endpoint_id: &str, de
     }
     c.exec(
         "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $1, manual = 1, claimed_until = 0, updated_at = $1 WHERE id = $2",
-        &[Param::Int(now), Param::Text(delivery_id)],
+        &[Param::Int(now), Param::Int(delivery_id)],
     )?;
     delivery(c, delivery_id)
 }
@@ -208,13 +209,14 @@ pub fn send_test(c: &mut dyn Conn, provider_id: &str, endpoint_id: &str, now: Mi
             &[Param::Text(&event_id), Param::Text(TEST_EVENT), Param::Int(now), Param::Text(&envelope)],
         )?
         .int(0)?;
-    let id = new_id();
-    c.exec(
-        "INSERT INTO webhook_deliveries (id, endpoint_id, event_position, event_id, event_type, status, next_attempt_at, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, 'pending', $6, $6, $6)",
-        &[Param::Text(&id), Param::Text(endpoint_id), Param::Int(position), Param::Text(&event_id), Param::Text(TEST_EVENT), Param::Int(now)],
-    )?;
-    delivery(c, &id)
+    let id = c
+        .query_one(
+            "INSERT INTO webhook_deliveries (endpoint_id, event_position, event_id, event_type, status, next_attempt_at, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, 'pending', $5, $5, $5) RETURNING id",
+            &[Param::Text(endpoint_id), Param::Int(position), Param::Text(&event_id), Param::Text(TEST_EVENT), Param::Int(now)],
+        )?
+        .int(0)?;
+    delivery(c, id)
 }
 
 /// The columns of the events a write records that choose their endpoints:
@@ -224,14 +226,10 @@ pub const SOURCE_COLUMNS: usize = 5;
 
 /// `INSERT` of a pending delivery for every enabled endpoint of each event's provider that
 /// subscribes to its type; the events are the CTE or table `source` with [`SOURCE_COLUMNS`].
-pub fn enqueue_sql(dialect: Dialect, now_param: usize) -> String {
-    let new_id = match dialect {
-        Dialect::Sqlite => "lower(hex(randomblob(16)))",
-        Dialect::Postgres => "replace(gen_random_uuid()::text, '-', '')",
-    };
+pub fn enqueue_sql(now_param: usize) -> String {
     format!(
-        "INSERT INTO webhook_deliveries (id, endpoint_id, event_position, event_id, event_type, status, next_attempt_at, created_at, updated_at) \
-         SELECT {new_id}, w.id, source.event_position, source.event_id, source.kind, 'pending', ${now_param}, ${now_param}, ${now_param} \
+        "INSERT INTO webhook_deliveries (endpoint_id, event_position, event_id, event_type, status, next_attempt_at, created_at, updated_at) \
+         SELECT w.id, source.event_position, source.event_id, source.kind, 'pending', ${now_param}, ${now_param}, ${now_param} \
          FROM source JOIN webhook_endpoints w ON w.provider_id = COALESCE(source.provider_id, (SELECT m.provider_id FROM markets m WHERE m.id = source.market_id)) \
          WHERE w.enabled = 1 AND (w.event_types = '*' OR (' ' || w.event_types || ' ') LIKE ('% ' || source.kind || ' %'))"
     )
@@ -240,7 +238,7 @@ pub fn enqueue_sql(dialect: Dialect, now_param: usize) -> String {
 /// A claimed attempt: what to send, and to whom.
 #[derive(Debug, Clone)]
 pub struct Claimed {
-    pub delivery_id: String,
+    pub delivery_id: i64,
     pub endpoint_id: String,
     pub url: String,
     /// The secrets that sign it: the current one, and the replaced one during a rotation.
@@ -279,9 +277,9 @@ pub fn claim_due(c: &mut dyn Conn, now: Micros, lease_until: Micros, limit: i64,
     if claimed.is_empty() {
         return Ok(Vec::new());
     }
-    let ids: Vec<String> = claimed.iter().map(|r| r.text(0)).collect::<Result<_>>()?;
+    let ids: Vec<i64> = claimed.iter().map(|r| r.int(0)).collect::<Result<_>>()?;
     let mut params: Vec<Param<'_>> = vec![Param::Int(now)];
-    params.extend(ids.iter().map(|id| Param::Text(id)));
+    params.extend(ids.iter().map(|id| Param::Int(*id)));
     let rows = c.query(
         &format!(
             "SELECT d.id, d.endpoint_id, w.url, w.secret, CASE WHEN w.previous_secret_until > $1 THEN w.previous_secret END, \
@@ -294,7 +292,7 @@ pub fn claim_due(c: &mut dyn Conn, now: Micros, lease_until: Micros, limit: i64,
     rows.iter()
         .map(|r| {
             Ok(Claimed {
-                delivery_id: r.text(0)?,
+                delivery_id: r.int(0)?,
                 endpoint_id: r.text(1)?,
                 url: r.text(2)?,
                 secrets: std::iter::once(r.text(3)?).chain(r.opt_text(4)?).collect(),
@@ -310,7 +308,7 @@ pub fn claim_due(c: &mut dyn Conn, now: Micros, lease_until: Micros, limit: i64,
 /// What became of one claimed attempt.
 #[derive(Debug, Clone)]
 pub struct Finished {
-    pub delivery_id: String,
+    pub delivery_id: i64,
     pub endpoint_id: String,
     /// Attempts made, this one included.
     pub attempts: i64,
@@ -320,16 +318,50 @@ pub struct Finished {
 
 /// Records finished attempts and what they do to their endpoints: a success ends its run of
 /// failures, 410 disables it, and a failure after five days of nothing but failures too.
+/// Successes, nearly all of them, take one statement per answer status.
 pub fn finish(c: &mut dyn Conn, finished: &[Finished], now: Micros) -> Result<()> {
+    let mut succeeded: std::collections::BTreeMap<u16, Vec<i64>> = std::collections::BTreeMap::new();
+    let mut recovered: Vec<&str> = Vec::new();
     for f in finished {
+        if let (Next::Succeeded, AttemptOutcome::Succeeded { status }) = (&f.next, &f.outcome) {
+            succeeded.entry(*status).or_default().push(f.delivery_id);
+            if !recovered.contains(&f.endpoint_id.as_str()) {
+                recovered.push(&f.endpoint_id);
+            }
+        }
+    }
+    for (status, ids) in &succeeded {
+        for chunk in ids.chunks(500) {
+            let mut params = vec![Param::Int(i64::from(*status)), Param::Int(now)];
+            params.extend(chunk.iter().map(|id| Param::Int(*id)));
+            c.exec(
+                &format!(
+                    "UPDATE webhook_deliveries SET status = 'succeeded', attempts = attempts + 1, last_status_code = $1, \
+                     last_error = NULL, next_attempt_at = NULL, claimed_until = 0, manual = 0, updated_at = $2 WHERE id IN ({})",
+                    placeholders(3, chunk.len())
+                ),
+                &params,
+            )?;
+        }
+    }
+    if !recovered.is_empty() {
+        let params: Vec<Param<'_>> = recovered.iter().map(|id| Param::Text(id)).collect();
+        c.exec(
+            &format!(
+                "UPDATE webhook_endpoints SET failing_since = NULL WHERE failing_since IS NOT NULL AND id IN ({})",
+                placeholders(1, recovered.len())
+            ),
+            &params,
+        )?;
+    }
+    for f in finished.iter().filter(|f| f.next != Next::Succeeded) {
         let (status_code, error) = match &f.outcome {
             AttemptOutcome::Succeeded { status } | AttemptOutcome::Refused { status, .. } => (Some(i64::from(*status)), None),
             AttemptOutcome::Failed { error } => (None, Some(error.as_str())),
         };
         let (status, next_attempt_at) = match f.next {
-            Next::Succeeded => ("succeeded", None),
             Next::RetryAt(at) => ("pending", Some(at)),
-            Next::Failed | Next::FailedAndDisable => ("failed", None),
+            _ => ("failed", None),
         };
         c.exec(
             "UPDATE webhook_deliveries SET status = $1, attempts = $2, last_status_code = $3, last_error = $4, \
@@ -341,33 +373,24 @@ pub fn finish(c: &mut dyn Conn, finished: &[Finished], now: Micros) -> Result<()
                 error.into(),
                 next_attempt_at.into(),
                 Param::Int(now),
-                Param::Text(&f.delivery_id),
+                Param::Int(f.delivery_id),
             ],
         )?;
-        match f.next {
-            Next::Succeeded => {
-                c.exec(
-                    "UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL",
-                    &[Param::Text(&f.endpoint_id)],
-                )?;
-            }
-            Next::FailedAndDisable => {
-                c.exec(
-                    "UPDATE webhook_endpoints SET enabled = 0, disabled_reason = 'gone', updated_at = $1 WHERE id = $2 AND enabled = 1",
-                    &[Param::Int(now), Param::Text(&f.endpoint_id)],
-                )?;
-            }
-            Next::RetryAt(_) | Next::Failed => {
-                c.exec(
-                    "UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, $1) WHERE id = $2",
-                    &[Param::Int(now), Param::Text(&f.endpoint_id)],
-                )?;
-                c.exec(
-                    "UPDATE webhook_endpoints SET enabled = 0, disabled_reason = 'failing', updated_at = $1 \
-                     WHERE id = $2 AND enabled = 1 AND failing_since <= $3",
-                    &[Param::Int(now), Param::Text(&f.endpoint_id), Param::Int(now - FAILING_DAYS_BEFORE_DISABLE * 86_400_000_000)],
-                )?;
-            }
+        if f.next == Next::FailedAndDisable {
+            c.exec(
+                "UPDATE webhook_endpoints SET enabled = 0, disabled_reason = 'gone', updated_at = $1 WHERE id = $2 AND enabled = 1",
+                &[Param::Int(now), Param::Text(&f.endpoint_id)],
+            )?;
+        } else {
+            c.exec(
+                "UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, $1) WHERE id = $2",
+                &[Param::Int(now), Param::Text(&f.endpoint_id)],
+            )?;
+            c.exec(
+                "UPDATE webhook_endpoints SET enabled = 0, disabled_reason = 'failing', updated_at = $1 \
+                 WHERE id = $2 AND enabled = 1 AND failing_since <= $3",
+                &[Param::Int(now), Param::Text(&f.endpoint_id), Param::Int(now - FAILING_DAYS_BEFORE_DISABLE * 86_400_000_000)],
+            )?;
         }
     }
     Ok(())
@@ -379,11 +402,11 @@ pub fn prune(c: &mut dyn Conn, now: Micros, keep_for: Micros) -> Result<u64> {
 }
 
 /// Gives claimed deliveries back before their lease ends (a node over an endpoint's bound).
-pub fn release(c: &mut dyn Conn, ids: &[String]) -> Result<()> {
+pub fn release(c: &mut dyn Conn, ids: &[i64]) -> Result<()> {
     if ids.is_empty() {
         return Ok(());
     }
-    let params: Vec<Param<'_>> = ids.iter().map(|id| Param::Text(id)).collect();
+    let params: Vec<Param<'_>> = ids.iter().map(|id| Param::Int(*id)).collect();
     c.exec(&format!("UPDATE webhook_deliveries SET claimed_until = 0 WHERE id IN ({})", placeholders(1, ids.len())), &params)?;
     Ok(())
 }
