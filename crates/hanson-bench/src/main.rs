@@ -7,6 +7,7 @@ mod rng;
 mod seed;
 mod sse;
 mod streams;
+mod webhooks;
 mod workers;
 
 use std::path::PathBuf;
@@ -21,7 +22,7 @@ use api::{Api, Market, MarketSpec, Provider, ONE_TOKEN};
 use env::{Database, Result, Server};
 use load::{drive, RunStats};
 
-const SCENARIOS: &[&str] = &["hot_market", "many_markets", "search", "price_history", "stream_fanout", "stream_idle"];
+const SCENARIOS: &[&str] = &["hot_market", "many_markets", "search", "price_history", "stream_fanout", "stream_idle", "webhooks"];
 
 #[derive(Parser, Clone)]
 #[command(
@@ -37,11 +38,14 @@ const SCENARIOS: &[&str] = &["hot_market", "many_markets", "search", "price_hist
                  checked for every trade.created with gapless seq, delivery lag p50/p99/max
   stream_idle    --subscribers (10000) idle SSE subscribers on one market: the server's RSS
                  per subscriber and sequential GET /healthz latency while they are held
+  webhooks       the hot_market load without, then with --endpoints (10) webhook endpoints
+                 subscribed to * on a local receiver: trades/s and its ratio, deliveries/s,
+                 delivery lag p50/p99/max, every endpoint checked for every event
 See crates/hanson-bench/README.md for the output fields."
 )]
 struct Args {
-    /// Run one scenario: hot_market, many_markets, search, price_history, stream_fanout or
-    /// stream_idle (default: all, in that order).
+    /// Run one scenario: hot_market, many_markets, search, price_history, stream_fanout,
+    /// stream_idle or webhooks (default: all, in that order).
     #[arg(long)]
     scenario: Option<String>,
     /// Concurrent keep-alive clients.
@@ -100,6 +104,9 @@ struct Args {
     /// Sequential GET /healthz requests of stream_idle (before and while the subscribers are held).
     #[arg(long, default_value_t = 2000)]
     healthz_requests: usize,
+    /// Webhook endpoints of the webhooks scenario.
+    #[arg(long, default_value_t = 10)]
+    endpoints: usize,
 }
 
 impl Args {
@@ -481,8 +488,15 @@ fn main() -> ExitCode {
     let mut failed = false;
     let mut lines = Vec::new();
     for name in names {
-        if name.starts_with("stream_") {
-            match runtime.block_on(streams::run(&args, name)) {
+        if name.starts_with("stream_") || name == "webhooks" {
+            let run = async {
+                if name == "webhooks" {
+                    webhooks::run(&args, args.endpoints.max(1)).await
+                } else {
+                    streams::run(&args, name).await
+                }
+            };
+            match runtime.block_on(run) {
                 Ok(r) => {
                     println!("{}", r.text);
                     failed |= r.failed;

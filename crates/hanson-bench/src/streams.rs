@@ -41,20 +41,20 @@ pub struct Report {
 }
 
 /// The server (ours or the user's), its database and the scenario's market.
-struct Setup {
-    bin: PathBuf,
-    db: env::Database,
-    backend: &'static str,
-    server: Option<Server>,
-    base: String,
-    pid: Option<u32>,
-    api: Api,
-    provider: api::Provider,
-    token_id: String,
-    market: Market,
+pub(crate) struct Setup {
+    pub(crate) bin: PathBuf,
+    pub(crate) db: env::Database,
+    pub(crate) backend: &'static str,
+    pub(crate) server: Option<Server>,
+    pub(crate) base: String,
+    pub(crate) pid: Option<u32>,
+    pub(crate) api: Api,
+    pub(crate) provider: api::Provider,
+    pub(crate) token_id: String,
+    pub(crate) market: Market,
 }
 
-async fn setup(args: &Args, name: &'static str, subscribers: usize) -> Result<Setup> {
+pub(crate) async fn setup(args: &Args, name: &'static str, subscribers: usize, flags: &[&str]) -> Result<Setup> {
     let bin = args.hanson_bin();
     if !bin.exists() {
         return Err(format!("hanson binary not found at {} (build it with `cargo build --release -p hanson`, or pass --hanson-bin)", bin.display()).into());
@@ -67,7 +67,8 @@ async fn setup(args: &Args, name: &'static str, subscribers: usize) -> Result<Se
     let (server, base) = match &args.url {
         Some(url) => (None, url.trim_end_matches('/').to_string()),
         None => {
-            let server = Server::launch(&bin, &db.url, &db.scratch_dir(), STREAM_LIMITS)?;
+            let flags: Vec<&str> = STREAM_LIMITS.iter().chain(flags).copied().collect();
+            let server = Server::launch(&bin, &db.url, &db.scratch_dir(), &flags)?;
             let base = server.base.clone();
             (Some(server), base)
         }
@@ -95,7 +96,7 @@ async fn setup(args: &Args, name: &'static str, subscribers: usize) -> Result<Se
 }
 
 /// The audit and the server's health after a scenario; stops our server.
-fn finish(name: &str, mut s: Setup) -> Result<(bool, String, Option<String>)> {
+pub(crate) fn finish(name: &str, mut s: Setup) -> Result<(bool, String, Option<String>)> {
     let died = s.server.as_mut().and_then(|srv| srv.exited().map(|status| format!("{status}; log: {}", srv.log.display())));
     eprintln!("[{name}] audit");
     let (ok, report) = env::audit(&s.bin, &s.db.url)?;
@@ -109,7 +110,7 @@ fn finish(name: &str, mut s: Setup) -> Result<(bool, String, Option<String>)> {
 }
 
 /// The hot_market trade load (warm-up + duration) over `sessions`.
-async fn trade_load(args: &Args, base: &str, market: &Market, sessions: &[Session]) -> RunStats {
+pub(crate) async fn trade_load(args: &Args, base: &str, market: &Market, sessions: &[Session]) -> RunStats {
     let clients = args.clients;
     let mut slices: Vec<Vec<Session>> = vec![Vec::new(); clients];
     for (i, s) in sessions.iter().enumerate() {
@@ -122,7 +123,7 @@ async fn trade_load(args: &Args, base: &str, market: &Market, sessions: &[Sessio
 
 /// CPU seconds so far: the server's (when its pid is known), this whole process's, and the
 /// subscriber threads' of this process.
-struct Cpu {
+pub(crate) struct Cpu {
     at: Instant,
     server: Option<f64>,
     bench: Option<f64>,
@@ -130,7 +131,7 @@ struct Cpu {
 }
 
 impl Cpu {
-    fn now(server_pid: Option<u32>) -> Cpu {
+    pub(crate) fn now(server_pid: Option<u32>) -> Cpu {
         let me = std::process::id();
         Cpu {
             at: Instant::now(),
@@ -141,14 +142,14 @@ impl Cpu {
     }
 
     /// Cores used since `start`: (server, bench, subscriber threads).
-    fn cores_since(&self, start: &Cpu) -> (Option<f64>, Option<f64>, Option<f64>) {
+    pub(crate) fn cores_since(&self, start: &Cpu) -> (Option<f64>, Option<f64>, Option<f64>) {
         let wall = (self.at - start.at).as_secs_f64().max(1e-9);
         let d = |a: Option<f64>, b: Option<f64>| Some((a? - b?) / wall);
         (d(self.server, start.server), d(self.bench, start.bench), d(self.subscribers, start.subscribers))
     }
 }
 
-fn cores_json(v: Option<f64>) -> Value {
+pub(crate) fn cores_json(v: Option<f64>) -> Value {
     v.map_or(Value::Null, |c| round(c, 2))
 }
 
@@ -174,7 +175,7 @@ pub async fn run(args: &Args, name: &'static str) -> Result<Report> {
 
 async fn fanout(args: &Args, n: usize) -> Result<Report> {
     let name = "stream_fanout";
-    let s = setup(args, name, n).await?;
+    let s = setup(args, name, n, &[]).await?;
     let clients = args.clients;
     let wallets = args.wallets.max(clients);
     eprintln!("[{name}] funding and logging in {wallets} wallets");
@@ -421,7 +422,7 @@ fn rss(pid: Option<u32>) -> Option<u64> {
 
 async fn idle(args: &Args, n: usize) -> Result<Report> {
     let name = "stream_idle";
-    let s = setup(args, name, n).await?;
+    let s = setup(args, name, n, &[]).await?;
     let requests = args.healthz_requests.max(1);
     let (h0, h0_errors) = healthz_sequential(&s.base, requests).await;
     // Settle, then the server's memory before any stream.
