@@ -32,6 +32,8 @@ pub const TEST_EVENT: &str = "webhook.test";
 pub const FAILING_DAYS_BEFORE_DISABLE: i64 = 5;
 /// How long deliveries are also signed with the secret a rotation replaced.
 pub const ROTATION_OVERLAP: Micros = 24 * 3600 * 1_000_000;
+/// How long the deliveries log keeps a delivery after it ended.
+pub const DELIVERIES_KEPT: Micros = 30 * 24 * 3600 * 1_000_000;
 pub const MAX_URL_LEN: usize = 2_048;
 pub const MAX_DESCRIPTION_LEN: usize = 1_000;
 

@@ -58,7 +58,8 @@ async fn announce_closures(store: &Store) -> crate::error::Result<()> {
 async fn prune(store: &Store) -> crate::error::Result<()> {
     let long = store.read(|c| log::long_logs(c, &Retention::default())).await?;
     let deleted = store.write(move |c| log::prune(c, now_micros(), &Retention::default(), &long)).await?;
-    tracing::debug!(deleted, "pruned the event log");
+    let deliveries = store.write(|c| crate::store::webhooks::prune(c, now_micros(), crate::domain::webhook::DELIVERIES_KEPT)).await?;
+    tracing::debug!(deleted, deliveries, "pruned the event log and ended webhook deliveries");
     Ok(())
 }
 
