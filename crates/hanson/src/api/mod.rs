@@ -105,6 +105,7 @@ pub fn openapi_json() -> &'static Value {
         openapi::finish(&mut doc);
         let mut doc = serde_json::to_value(doc).expect("the OpenAPI document serializes");
         openapi::refine_request_schemas(&mut doc);
+        openapi::add_webhooks(&mut doc);
         doc
     })
 }

@@ -186,3 +186,47 @@ pub struct IdempotencyKey {
 pub async fn viewer() -> Html<&'static str> {
     Html(include_str!("docs.html"))
 }
+
+/// The deliveries a provider's endpoints receive (CONTRACT "Webhooks"), as OpenAPI 3.1
+/// `webhooks`: one operation per event type, the envelope as body, the Standard Webhooks headers.
+pub fn add_webhooks(doc: &mut serde_json::Value) {
+    use serde_json::json;
+    let header = |name: &str, description: &str| {
+        json!({ "name": name, "in": "header", "required": true, "description": description, "schema": { "type": "string" } })
+    };
+    let parameters = json!([
+        header("webhook-id", "The event's id: the same on every retry; deduplicate by it"),
+        header("webhook-timestamp", "Unix seconds of this attempt"),
+        header("webhook-signature", "`v1,<base64 HMAC-SHA256 of \"{webhook-id}.{webhook-timestamp}.{body}\" keyed by the base64-decoded secret after whsec_>`; two, space-separated, for 24 hours after a rotation"),
+    ]);
+    let mut webhooks = serde_json::Map::new();
+    let types = crate::domain::webhook::EVENT_TYPES.iter().chain(std::iter::once(&crate::domain::webhook::TEST_EVENT));
+    for kind in types {
+        let market_event = !matches!(*kind, "claim.completed" | "deposit.completed" | "withdrawal.completed" | "webhook.test");
+        let envelope = json!({
+            "type": "object",
+            "required": ["id", "type", "timestamp", "market_id", "seq", "data"],
+            "properties": {
+                "id": { "type": "string", "description": "Unique per event; equals webhook-id" },
+                "type": { "const": kind },
+                "timestamp": { "type": "string", "format": "date-time", "description": "When the change happened" },
+                "market_id": if *kind == "webhook.test" || matches!(*kind, "deposit.completed" | "withdrawal.completed") { json!({ "type": "null" }) } else { json!({ "type": "string" }) },
+                "seq": if market_event { json!({ "type": "integer", "minimum": 1, "description": "The market's gapless sequence number" }) } else { json!({ "type": "null" }) },
+                "data": { "type": "object", "description": "The event's data as CONTRACT \"Events\" and /v1/asyncapi.json describe it" },
+            },
+        });
+        webhooks.insert(kind.to_string(), json!({
+            "post": {
+                "summary": format!("A {kind} event"),
+                "description": "POSTed to every enabled endpoint of the provider subscribed to this type (or *). A 2xx within 10 s is success; anything else is retried (see the Webhooks tag).",
+                "operationId": format!("webhook_{}", kind.replace('.', "_")),
+                "tags": ["Webhooks"],
+                "parameters": parameters,
+                "requestBody": { "required": true, "content": { "application/json": { "schema": envelope } } },
+                "responses": { "200": { "description": "Received (any 2xx)" }, "410": { "description": "Gone: the delivery fails and the endpoint is disabled" } },
+            }
+        }));
+    }
+    doc["webhooks"] = serde_json::Value::Object(webhooks);
+}
+
