@@ -230,15 +230,47 @@ pub fn check_description(description: &Option<String>, v: &mut Validator) {
     }
 }
 
+/// The event types an endpoint can subscribe to, as the document lists them ([`EVENT_TYPES`]
+/// and `*`); requests carry them as strings.
+#[derive(Serialize, ToSchema)]
+#[allow(dead_code)]
+pub enum SubscribedType {
+    #[serde(rename = "*")]
+    All,
+    #[serde(rename = "market.created")]
+    MarketCreated,
+    #[serde(rename = "market.updated")]
+    MarketUpdated,
+    #[serde(rename = "outcome.created")]
+    OutcomeCreated,
+    #[serde(rename = "outcome.updated")]
+    OutcomeUpdated,
+    #[serde(rename = "trade.created")]
+    TradeCreated,
+    #[serde(rename = "market.closed")]
+    MarketClosed,
+    #[serde(rename = "market.resolved")]
+    MarketResolved,
+    #[serde(rename = "market.cancelled")]
+    MarketCancelled,
+    #[serde(rename = "claim.completed")]
+    ClaimCompleted,
+    #[serde(rename = "deposit.completed")]
+    DepositCompleted,
+    #[serde(rename = "withdrawal.completed")]
+    WithdrawalCompleted,
+}
+
 /// `POST /v1/providers/webhooks`.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EndpointInput {
-    /// `https` URL with a public address (see `--webhook-allow-private`).
-    #[schema(max_length = 2048)]
+    /// An `https` URL whose host resolves to public addresses only (`http` and private
+    /// addresses too when the server runs with `--webhook-allow-private`); otherwise 422.
+    #[schema(max_length = 2048, pattern = "^https?://[^\\s]+$")]
     pub url: String,
     /// Event types to receive, or `["*"]` for all.
-    #[schema(min_items = 1)]
+    #[schema(min_items = 1, value_type = Vec<SubscribedType>)]
     pub event_types: Vec<String>,
     #[schema(max_length = 1000)]
     pub description: Option<String>,
@@ -248,9 +280,10 @@ pub struct EndpointInput {
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EndpointPatch {
-    #[schema(max_length = 2048)]
+    /// As on creation.
+    #[schema(max_length = 2048, pattern = "^https?://[^\\s]+$")]
     pub url: Option<String>,
-    #[schema(min_items = 1)]
+    #[schema(min_items = 1, value_type = Option<Vec<SubscribedType>>)]
     pub event_types: Option<Vec<String>>,
     #[schema(max_length = 1000)]
     pub description: Option<String>,
