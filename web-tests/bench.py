@@ -43,7 +43,7 @@ import uuid
 
 from playwright.sync_api import sync_playwright
 
-from hanson_web import CHROMIUM, REPO, Server, User, World, install_wallet, tokens
+from hanson_web import CHROMIUM, REPO, Api, Market, Server, User, World, tokens
 
 TARGET_BYTES = 150 * 1024
 TARGET_LATENCY_MS = 250
@@ -364,19 +364,35 @@ def seed_sql(server: Server, market, points: int, days: int = 30) -> float:
     return time.monotonic() - started
 
 
+CHART_QUESTION = "What does a million price points look like?"
+
+
 def bench_chart(browser, args) -> None:
-    server = Server().start()
+    reuse = args.database is not None
+    server = Server(workdir=os.path.dirname(os.path.abspath(args.database))) if reuse else Server()
+    server.start()
     try:
-        world = World.create(server)
-        market = world.create_market("What does a million price points look like?", liquidity=1_000_000,
-                                     min_bet="1", fees=(0.5, 0.5))
-        if args.seed == "api":
-            seconds = seed_api(server, world, market, args.trades, args.processes, args.threads)
-            trades = args.trades
+        api = Api(server.base)
+        if reuse:
+            # A database a previous run seeded (its path was printed): measure again, no seeding.
+            found = api.post("/v1/markets/search", {"filters": {"search_query": CHART_QUESTION}})["data"]
+            detail = api.get(f"/v1/markets/{found[0]['id']}")
+            market = Market(id=detail["id"], question=CHART_QUESTION, outcomes=detail["outcomes"],
+                            token_id=detail["token"]["id"], decimals=detail["token"]["decimals"])
+            trades = api.post("/v1/markets/positions/search", {"filters": {"market_id": market.id},
+                                                               "pagination": {"page": 1, "per_page": 1}})["pagination"]["total"]
+            seconds = 0.0
         else:
-            seconds = seed_sql(server, market, args.points)
-            trades = 0
-        points = world.api.post("/v1/markets/price-history/search",
+            world = World.create(server)
+            market = world.create_market(CHART_QUESTION, liquidity=1_000_000, min_bet="1", fees=(0.5, 0.5))
+            note(f"seeding {server.database} (measure it again with --database)")
+            if args.seed == "api":
+                seconds = seed_api(server, world, market, args.trades, args.processes, args.threads)
+                trades = args.trades
+            else:
+                seconds = seed_sql(server, market, args.points)
+                trades = 0
+        points = api.post("/v1/markets/price-history/search",
                                 {"filters": {"market_id": market.id}, "pagination": {"page": 1, "per_page": 1}})
         total_points = points["pagination"]["total"]
         note(f"seed: {total_points:,} price points in {seconds:.0f} s")
@@ -390,6 +406,8 @@ def bench_chart(browser, args) -> None:
                 interval: (document.querySelector('[data-testid=price-chart][data-interval], [data-testid=price-chart] [data-interval]') || {}).dataset?.interval,
                 buckets: (document.querySelector('[data-testid=price-chart][data-points], [data-testid=price-chart] [data-points]') || {}).dataset?.points,
                 marks: performance.getEntriesByType('mark').map(m => [m.name, m.startTime]),
+                api: performance.getEntriesByType('resource').filter(r => r.name.includes('/v1/'))
+                  .map(r => [r.name.replace(location.origin, '').slice(0, 40), Math.round(r.startTime), Math.round(r.duration)]),
                 dcl: performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd,
             })""")
             page.close()
@@ -407,11 +425,12 @@ def bench_chart(browser, args) -> None:
             cold_marks.append(mark(last))
             warm.append(load(context)["chart"])
             context.close()
-        emit({"bench": "chart_first_render", "seed": args.seed, "trades": trades, "price_points": total_points,
+        emit({"bench": "chart_first_render", "seed": "reused" if reuse else args.seed, "trades": trades, "price_points": total_points,
               "seed_s": round(seconds, 1), "loads": args.loads,
               "cold_median_ms": round(statistics.median(cold), 1), "cold_ms": [round(v, 1) for v in cold],
               "warm_median_ms": round(statistics.median(warm), 1), "warm_ms": [round(v, 1) for v in warm],
               "page_mark_chart_drawn_median_ms": round(statistics.median(cold_marks), 1) if None not in cold_marks else None,
+              "api_requests_last_load": last["api"],
               "interval": last["interval"], "buckets_drawn": last["buckets"], "marks": last["marks"],
               "dom_content_loaded_ms": round(last["dcl"], 1),
               "target_ms": TARGET_CHART_MS, "ok": statistics.median(cold) < TARGET_CHART_MS})
@@ -428,6 +447,7 @@ def main() -> int:
     parser.add_argument("--processes", type=int, default=3)
     parser.add_argument("--threads", type=int, default=16)
     parser.add_argument("--loads", type=int, default=5)
+    parser.add_argument("--database", help="chart: measure on a database a previous run seeded (its hanson.db)")
     parser.add_argument("--latency-trades", type=int, default=100)
     args = parser.parse_args()
     parts = args.part.split(",")
