@@ -41,6 +41,7 @@ def test_portfolio_shows_the_position_and_claims_it_after_resolution(world, open
     with page.expect_response(lambda r: "/claim" in r.url) as claimed:
         claim.click()
     assert claimed.value.status == 200, claimed.value.text()
+    assert claimed.value.request.headers.get("idempotency-key"), "the claim had no Idempotency-Key"
     [holding] = world.holdings(user, market.id)
     assert holding["status"] == "claimed"
     assert holding["claimed_amount"] == receipt["shares_purchased"]
@@ -51,3 +52,20 @@ def test_portfolio_shows_the_position_and_claims_it_after_resolution(world, open
                message=f"the balance to show {expected}")
     expect(page.get_by_test_id("claim-button")).to_have_count(0)
     ui.assert_not_reloaded(page)
+
+
+def test_portfolio_logs_in_to_the_provider_of_the_last_market_viewed(world, open_tab):
+    market = world.create_market("Which provider does the portfolio log in to?")
+    user = User.named("last-viewed")
+    world.fund(user, 7)
+    tab = open_tab(user)
+    page = tab.page
+    ui.open_market(page, world, market)
+    page.goto("/portfolio")
+    with page.expect_request(lambda r: r.url.endswith("/v1/auth/nonce")) as nonce:
+        ui.connect(page, tab.wallet)
+    assert nonce.value.post_data_json["provider_id"] == world.provider_id
+    balance = page.get_by_test_id("balance")
+    wait_until(lambda: shows_number(balance.inner_text(), Decimal(7), Decimal("0.000001")), timeout=5,
+               message="the balance to show 7")
+    expect(page.get_by_test_id("position-row")).to_have_count(0)
