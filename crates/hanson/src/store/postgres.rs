@@ -111,10 +111,12 @@ fn pg_error(e: &::postgres::Error) -> Error {
     }
 }
 
-/// The server is shutting down, starting up or out of connections: nothing ran, and the
-/// same request can succeed shortly.
+/// The server is shutting down, starting up or out of connections, or a statement ran past
+/// the statement timeout (a long wait for a busy market's lock, say): the transaction rolled
+/// back, and the same request can succeed shortly.
 fn is_unavailable(code: &SqlState) -> bool {
     code.code().starts_with("08")
+        || *code == SqlState::QUERY_CANCELED
         || *code == SqlState::ADMIN_SHUTDOWN
         || *code == SqlState::CRASH_SHUTDOWN
         || *code == SqlState::CANNOT_CONNECT_NOW

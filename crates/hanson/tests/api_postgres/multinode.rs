@@ -23,6 +23,10 @@ impl Node {
     fn start(database_url: &str) -> Node {
         let mut child = Command::new(BIN)
             .args(["serve", "--listen", "127.0.0.1:0", "--database-url", database_url, "--auth-rate-per-ip", "0"])
+            // 400 trades queue on one market's lock across both nodes; with the rest of the
+            // suite running beside them a wait can pass the default 5 s statement timeout.
+            // This test is about exactly-once across nodes, not latency under that load.
+            .args(["--db-statement-timeout-ms", "60000"])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
