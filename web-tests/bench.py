@@ -108,7 +108,7 @@ def bench_bytes(browser, args) -> None:
                   "largest": sorted(files, key=lambda f: -f["sent"])[:3]})
             context.close()
     finally:
-        server.stop()
+        server.remove()
 
 
 # (b) latency -------------------------------------------------------------------------------------
@@ -199,7 +199,7 @@ def bench_latency(browser, args) -> None:
               "target_ms": TARGET_LATENCY_MS,
               "ok": missing == 0 and bool(latencies) and percentile(latencies, 99) < TARGET_LATENCY_MS})
     finally:
-        server.stop()
+        server.remove()
 
 
 # (a) chart over a million points ----------------------------------------------------------------

@@ -28,6 +28,7 @@ def server():
     assert audit.returncode == 0, f"hanson audit failed:\n{audit.stdout}{audit.stderr}"
     errors = server.errors_logged()
     assert not errors, "hanson serve logged errors:\n" + "\n".join(errors[:20])
+    server.remove()  # kept when a check above failed
 
 
 @pytest.fixture(scope="session")

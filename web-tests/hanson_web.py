@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 import threading
@@ -171,6 +172,11 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+    def remove(self) -> None:
+        """Stop, and delete the directory with the database and the log."""
+        self.stop()
+        shutil.rmtree(self.workdir, ignore_errors=True)
 
     def log(self) -> str:
         try:

@@ -165,7 +165,7 @@ def main() -> int:
                 print(path)
             browser.close()
     finally:
-        server.stop()
+        server.remove()
     return 0
 
 

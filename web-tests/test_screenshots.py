@@ -35,3 +35,4 @@ def test_screenshots_of_every_page(browser, tmp_path):
         assert os.path.getsize(path) > 10_000, f"{path} looks empty"
     assert not errors, "console errors:\n" + "\n".join(errors)
     assert not server.errors_logged(), server.errors_logged()
+    server.remove()

@@ -95,3 +95,5 @@ def test_access_token_is_refreshed_before_it_expires(open_tab):
         expect(page.get_by_test_id("logout")).to_be_visible()
     finally:
         server.stop()
+    assert not server.errors_logged(), server.errors_logged()
+    server.remove()

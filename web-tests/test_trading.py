@@ -124,6 +124,7 @@ def test_prices_catch_up_after_a_dropped_connection(open_tab):
     finally:
         server.stop()
     assert not server.errors_logged(), server.errors_logged()
+    server.remove()
 
 
 def test_sell_by_shares_and_by_target_proceeds(world, open_tab):
