@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 from playwright.sync_api import expect
 
 import ui
-from hanson_web import Server, User, World
+from hanson_web import LOGIN_MESSAGE, Server, User, World
 
 
 def login_response(page):
@@ -97,3 +98,41 @@ def test_access_token_is_refreshed_before_it_expires(open_tab):
         server.stop()
     assert not server.errors_logged(), server.errors_logged()
     server.remove()
+
+
+def test_connect_pressed_before_the_market_has_loaded_logs_in(world, open_tab):
+    # connect-wallet is on the page before the market detail (which names the provider) has
+    # arrived. A press then must wait for the provider and log in, not fail for want of one.
+    market = world.create_market("Does an early connect wait for the market?")
+    user = User.named("early-bird")
+    world.fund(user, 10)
+    tab = open_tab(user)
+    page = tab.page
+    held = []
+    detail = re.compile(r"/v1/markets/" + re.escape(market.id) + r"(\?.*)?$")
+    page.route(detail, lambda route: held.append(route) if route.request.method == "GET" else route.continue_())
+    page.goto(f"/markets/{market.id}", wait_until="domcontentloaded")
+    button = page.get_by_test_id("connect-wallet")
+    expect(button).to_be_visible()
+    for _ in range(100):
+        if held:
+            break
+        page.wait_for_timeout(50)
+    assert held, "the page never asked for the market detail"
+    logins = []
+    page.on("response", lambda r: r.url.endswith("/v1/auth/login") and logins.append(r))
+    button.click()
+    page.wait_for_timeout(300)  # the press is handled while the detail is still held
+    assert not tab.wallet.signed, "the wallet signed before the provider was known"
+    expect(page.get_by_test_id("logout")).to_have_count(0)
+    expect(page.get_by_test_id("auth-error")).to_be_hidden()  # no "Open a market first"
+    expect(page.locator("#notice")).to_be_hidden()
+    for route in held:
+        route.continue_()
+    expect(page.get_by_role("heading", name=market.question)).to_be_visible()
+    expect(page.get_by_test_id("logout")).to_be_visible()
+    assert [r.status for r in logins] == [200], [r.status for r in logins]
+    expect(page.get_by_test_id("auth-error")).to_have_count(0)
+    assert len(tab.wallet.signed) == 1 and LOGIN_MESSAGE.match(tab.wallet.signed[0]), tab.wallet.signed
+    profile = world.api.get("/v1/auth/profile", token=logins[0].json()["access_token"])
+    assert profile["wallet_address"].lower() == user.address

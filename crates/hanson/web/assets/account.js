@@ -8,12 +8,14 @@ import { getAuth, login, logout, onAuthChange, resume, withAuth, accessToken } f
 import { LiveSocket } from './live.js';
 
 /**
- * mountAccount({providerId: () => id|null, tokenId: () => id|null, onUser, onMarket})
+ * mountAccount({providerId: () => id|null, providerReady?: Promise<id|null>, tokenId: () => id|null, onUser, onMarket})
+ * `providerReady` settles once the page knows its provider (null: it never will); a
+ * connect-wallet press before then waits for it instead of failing for want of a provider.
  * Returns {render(), balances, socket, providerId}.
  */
 export function mountAccount(opts) {
   const root = document.getElementById('account');
-  const state = { balances: [], address: null, socket: null, socketProvider: null };
+  const state = { balances: [], address: null, socket: null, socketProvider: null, connecting: false };
   const userListeners = new Set();
   if (opts.onUser) userListeners.add(opts.onUser);
   const api = {
@@ -33,16 +35,35 @@ export function mountAccount(opts) {
   };
 
   async function connect(button) {
-    const pid = opts.providerId();
+    if (state.connecting) return false;
+    state.connecting = true;
     if (button) button.disabled = true;
     try {
+      let pid = opts.providerId();
+      if (!pid && opts.providerReady) {
+        // Pressed before the page has loaded what names its provider (the market): wait for
+        // it. render() keeps the button busy meanwhile, also when it replaces it.
+        if (button) button.setAttribute('aria-busy', 'true');
+        pid = await opts.providerReady.catch(() => null);
+        if (pid && getAuth(pid)) return true; // logged in meanwhile (another tab)
+      }
       await login(pid);
       return true;
     } catch (e) {
       showError(errorText(e));
       return false;
     } finally {
-      if (button) button.disabled = false;
+      state.connecting = false;
+      if (button) {
+        button.disabled = false;
+        button.removeAttribute('aria-busy');
+      }
+      // A button render() drew while this ran was drawn busy: draw it again, enabled.
+      const shown = root.querySelector('[data-testid="connect-wallet"]');
+      if (shown && shown !== button && shown.disabled) {
+        shown.disabled = false;
+        shown.removeAttribute('aria-busy');
+      }
     }
   }
 
@@ -70,6 +91,10 @@ export function mountAccount(opts) {
     const auth = getAuth(pid);
     if (!auth) {
       const button = h('button', { type: 'button', class: 'btn btn-primary', testid: 'connect-wallet', onclick: (e) => connect(e.currentTarget) }, 'Connect wallet');
+      if (state.connecting) {
+        button.disabled = true;
+        button.setAttribute('aria-busy', 'true');
+      }
       root.append(button, h('p', { class: 'auth-error', testid: 'auth-error', hidden: true, role: 'alert' }));
       return;
     }

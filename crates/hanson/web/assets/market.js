@@ -17,9 +17,16 @@ const el = {};
 let chart = null;
 let ticket = null;
 let stream = null;
+// The market's provider, once its detail has arrived (null if it never does): a login
+// belongs to it, and connect-wallet is on the page before then.
+let providerKnown;
+const providerReady = new Promise((resolve) => {
+  providerKnown = resolve;
+});
 
 const account = mountAccount({
   providerId: () => state.market?.provider?.id ?? null,
+  providerReady,
   tokenId: () => state.market?.token?.id ?? null,
   onUser: (msg) => {
     if (msg.type === 'position.updated' && msg.data?.position?.market_id === marketId && ticket) {
@@ -35,12 +42,16 @@ function sortOutcomes(market) {
 }
 
 async function start() {
-  if (!marketId) return notFound();
+  if (!marketId) {
+    providerKnown(null);
+    return notFound();
+  }
   const tradesReq = call('trade_records', { body: { filters: { market_id: marketId }, pagination: { page: 1, per_page: 20 } } }).catch(() => null);
   let market;
   try {
     market = await call('market_detail', { path: { market_id: marketId } });
   } catch (e) {
+    providerKnown(null);
     if (e.status === 404) return notFound();
     clear(root).append(h('p', { class: 'error-text', role: 'alert' }, errorText(e)));
     return;
@@ -48,6 +59,7 @@ async function start() {
   state.market = sortOutcomes(market);
   performance.mark('hanson:market-detail');
   rememberProvider(market.provider.id);
+  providerKnown(market.provider.id);
   // The candles are asked for before anything is drawn: they are the slowest answer.
   el.chart = h('div', { class: 'chart', testid: 'price-chart', role: 'img', 'aria-label': 'Price chart' });
   chart = new PriceChart(el.chart, state.market);

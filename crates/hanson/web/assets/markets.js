@@ -26,7 +26,11 @@ if (params.has('status')) els.status.value = params.get('status');
 els.category.value = params.get('category') || '';
 if (params.get('sort')) els.sort.value = params.get('sort');
 
-const account = mountAccount({ providerId: () => params.get('provider_id') || lastProvider() || state.firstProvider });
+const providerId = () => params.get('provider_id') || lastProvider() || state.firstProvider;
+// Without a provider named or remembered, the first market listed names it: a connect-wallet
+// press before the list has arrived waits for it.
+let firstLoaded;
+const account = mountAccount({ providerId, providerReady: new Promise((resolve) => (firstLoaded = resolve)) });
 
 const tokensReady = call('list_tokens').then(
   (r) => {
@@ -142,4 +146,4 @@ $('#filters').addEventListener('submit', (e) => {
 });
 els.more.addEventListener('click', () => load({ append: true }));
 
-load();
+load().finally(() => firstLoaded(providerId()));
