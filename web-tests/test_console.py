@@ -3,9 +3,16 @@ cancelled through it."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
 from playwright.sync_api import expect
 
-from hanson_web import User, tokens
+from hanson_web import Server, User, World, tokens, wait_until
 
 CREATOR_ADDRESS = "0x00000000000000000000000000000000000000c1"
 
@@ -122,3 +129,132 @@ def test_console_creates_resolves_and_cancels_markets(world, open_tab):
     [refunded] = world.holdings(trader, other.id)
     assert refunded["status"] == "refunded"
     expect(cancel).to_have_count(0)
+
+
+class _Receiver:
+    """A webhook endpoint on 127.0.0.1: answers 200 and keeps every request it got."""
+
+    def __init__(self):
+        self.requests: list[dict] = []
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("content-length") or 0))
+                receiver.requests.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body})
+                self.send_response(200)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/hooks/hanson"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_console_manages_webhooks_and_shows_deliveries(open_tab):
+    # A server of its own that may deliver to http://127.0.0.1 (--webhook-allow-private).
+    server = Server(extra_args=["--webhook-allow-private"]).start()
+    receiver = _Receiver()
+    try:
+        world = World.create(server)
+        tab = open_tab(base_url=server.base)
+        page = open_console(tab, world)
+        section = page.get_by_role("region", name="Webhooks")
+        expect(section).to_be_visible()
+
+        # Create an endpoint for the receiver, subscribed to every event.
+        section.get_by_test_id("webhook-url").fill(receiver.url)
+        section.get_by_test_id("webhook-description").fill("browser tests")
+        expect(section.get_by_test_id("webhook-type-all")).to_be_checked()
+        with page.expect_response(lambda r: r.url.endswith("/v1/providers/webhooks") and r.request.method == "POST") as created:
+            section.get_by_test_id("webhook-create").click()
+        assert created.value.status == 201, created.value.text()
+        endpoint = created.value.json()
+        assert endpoint["url"] == receiver.url and endpoint["event_types"] == ["*"], endpoint
+
+        # The secret is shown once: on the page now, and nowhere after a reload or in the API.
+        secret_el = section.get_by_test_id("webhook-secret")
+        expect(secret_el).to_be_visible()
+        secret = secret_el.inner_text().strip()
+        assert secret.startswith("whsec_") and secret == endpoint["secret"], secret
+        row = section.get_by_test_id("webhook-row").filter(has_text=receiver.url)
+        expect(row).to_have_count(1)
+        expect(row).to_have_attribute("data-webhook-id", endpoint["id"])
+        expect(row.get_by_test_id("webhook-state")).to_have_text("Enabled")
+        listed = world.api.get("/v1/providers/webhooks", world.api_key)["data"]
+        assert [w["id"] for w in listed] == [endpoint["id"]], listed
+        assert "secret" not in listed[0] or not listed[0]["secret"], listed[0]
+        section.get_by_test_id("webhook-secret-done").click()
+        expect(secret_el).to_be_hidden()
+        page.reload()
+        row = page.get_by_test_id("webhook-row").filter(has_text=receiver.url)
+        expect(row).to_have_count(1)
+        assert secret not in page.content(), "the secret is shown again after a reload"
+
+        # A test event from the UI reaches the receiver, signed as Standard Webhooks say.
+        row.get_by_test_id("webhook-deliveries").click()
+        expect(row.get_by_text("No deliveries.")).to_be_visible()
+        with page.expect_response(lambda r: r.url.endswith(f"/v1/providers/webhooks/{endpoint['id']}/test")) as sent:
+            row.get_by_test_id("webhook-test").click()
+        assert 200 <= sent.value.status < 300, sent.value.text()
+        wait_until(lambda: any(b"webhook.test" in r["body"] for r in receiver.requests), timeout=15,
+                   message="the receiver to get the webhook.test event")
+        tests = [r for r in receiver.requests if json.loads(r["body"]).get("type") == "webhook.test"]
+        assert len(tests) == 1, [r["body"] for r in receiver.requests]
+        got = tests[0]
+        assert got["path"] == "/hooks/hanson", got["path"]
+        headers = got["headers"]
+        for name in ("webhook-id", "webhook-timestamp", "webhook-signature"):
+            assert headers.get(name), f"no {name} header: {headers}"
+        signed = f"{headers['webhook-id']}.{headers['webhook-timestamp']}.".encode() + got["body"]
+        key = base64.b64decode(secret.removeprefix("whsec_"))
+        expected = "v1," + base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest()).decode()
+        assert expected in headers["webhook-signature"].split(" "), (headers["webhook-signature"], expected)
+
+        # The deliveries list shows it as succeeded (refreshed until the attempt is recorded).
+        delivery = row.get_by_test_id("delivery-row")
+        for _ in range(100):
+            if delivery.count() == 1 and delivery.get_attribute("data-status") == "succeeded":
+                break
+            row.get_by_test_id("delivery-refresh").click()
+            page.wait_for_timeout(100)
+        expect(delivery).to_have_count(1)
+        expect(delivery).to_have_attribute("data-status", "succeeded")
+        expect(delivery).to_contain_text("webhook.test")
+        expect(delivery).to_contain_text("200")
+        api_deliveries = world.api.get(f"/v1/providers/webhooks/{endpoint['id']}/deliveries", world.api_key)["data"]
+        assert [(d["event_type"], d["status"], d["last_status_code"]) for d in api_deliveries] == [("webhook.test", "succeeded", 200)], api_deliveries
+        assert api_deliveries[0]["event_id"] == headers["webhook-id"], (api_deliveries[0], headers["webhook-id"])
+        expect(delivery).to_have_attribute("data-delivery-id", api_deliveries[0]["id"])
+
+        # Disable it from the UI: the API says so.
+        row.get_by_test_id("webhook-toggle").click()
+        row = page.get_by_test_id("webhook-row").filter(has_text=receiver.url)
+        expect(row).to_have_attribute("data-enabled", "false")
+        expect(row.get_by_test_id("webhook-state")).to_have_text("Disabled")
+        listed = world.api.get("/v1/providers/webhooks", world.api_key)["data"]
+        assert [(w["id"], w["enabled"]) for w in listed] == [(endpoint["id"], False)], listed
+
+        # Delete it from the UI: the API lists no endpoint.
+        row.get_by_test_id("webhook-delete").click()
+        expect(page.get_by_test_id("webhook-row")).to_have_count(0)
+        expect(page.get_by_test_id("webhook-list")).to_contain_text("No endpoints yet.")
+        assert world.api.get("/v1/providers/webhooks", world.api_key)["data"] == []
+        status, _ = world.api.request("GET", f"/v1/providers/webhooks/{endpoint['id']}", token=world.api_key)
+        assert status == 404, status
+        assert len([r for r in receiver.requests if b"webhook.test" in r["body"]]) == 1, "the test event was delivered more than once"
+    finally:
+        receiver.close()
+        server.stop()
+    errors = server.errors_logged()
+    assert not errors, "hanson serve logged errors:\n" + "\n".join(errors[:20])
+    audit = server.audit()
+    assert audit.returncode == 0, f"hanson audit failed:\n{audit.stdout}{audit.stderr}"
+    server.remove()

@@ -40,7 +40,7 @@ export function mountWebhooks(root, { apiKey }) {
   function showSecret(secret, what) {
     clear(secretBox).hidden = false;
     secretBox.append(h('p', {}, h('b', {}, what), ' Copy it now: it is not shown again.'), h('p', { class: 'secret', testid: 'webhook-secret' }, secret),
-      h('button', { type: 'button', class: 'btn btn-small btn-ghost', onclick: () => { secretBox.hidden = true; } }, 'Done'));
+      h('button', { type: 'button', class: 'btn btn-small btn-ghost', testid: 'webhook-secret-done', onclick: () => { secretBox.hidden = true; } }, 'Done'));
   }
 
   function typeChecks(selected, prefix) {
@@ -149,6 +149,7 @@ export function mountWebhooks(root, { apiKey }) {
         action('Send test', 'webhook-test', async () => {
           await run('test', { path: [w.id] });
           notify('Test event queued.', 'success');
+          if (!details.hidden) await deliveries(w, details);
         }),
         action('Rotate secret', 'webhook-rotate', async () => {
           const r = await run('rotate', { path: [w.id] });
@@ -220,7 +221,7 @@ export function mountWebhooks(root, { apiKey }) {
       }, 'Retry'))));
     clear(box).append(
       h('div', { class: 'row-actions' }, h('label', { for: filter.id }, 'Status'), filter,
-        h('button', { type: 'button', class: 'btn btn-small btn-ghost', onclick: () => deliveries(w, box, filter.value) }, 'Refresh')),
+        h('button', { type: 'button', class: 'btn btn-small btn-ghost', testid: 'delivery-refresh', onclick: () => deliveries(w, box, filter.value) }, 'Refresh')),
       rows.length
         ? h('div', { class: 'table-wrap' }, h('table', {},
           h('thead', {}, h('tr', {}, h('th', {}, 'Event'), h('th', {}, 'Status'), h('th', { class: 'r' }, 'Attempts'), h('th', {}, 'Last result'), h('th', { class: 'hide-sm' }, 'Updated'), h('th', {}, h('span', { class: 'sr-only' }, 'Actions')))),
