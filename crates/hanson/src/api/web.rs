@@ -104,6 +104,30 @@ enum Page {
 }
 
 impl Page {
+    /// Its link in the top bar, marked as the current page there.
+    fn nav_link(self) -> Option<&'static str> {
+        match self {
+            Page::Markets => Some(r#"<a href="/">"#),
+            Page::Portfolio => Some(r#"<a href="/portfolio">"#),
+            Page::Console => Some(r#"<a href="/console">"#),
+            Page::Market => None,
+        }
+    }
+
+    /// The page's HTML with the parts every page shares (`pages/_head.html` for `%HEAD%`,
+    /// `pages/_topbar.html` for `%TOPBAR%`) and the asset path filled in. `read` gives a file
+    /// under `web/` as text.
+    fn compose(self, read: impl Fn(&str) -> Option<String>, assets: &str) -> Option<String> {
+        let mut topbar = read("pages/_topbar.html").unwrap_or_default();
+        if let Some(link) = self.nav_link() {
+            topbar = topbar.replacen(link, &link.replace('>', r#" aria-current="page">"#), 1);
+        }
+        let html = read(self.file())?
+            .replace("%HEAD%", read("pages/_head.html").unwrap_or_default().trim_end())
+            .replace("%TOPBAR%", topbar.trim_end());
+        Some(html.replace("%ASSETS%", assets))
+    }
+
     fn file(self) -> &'static str {
         match self {
             Page::Markets => "pages/markets.html",
@@ -164,10 +188,10 @@ impl WebApp {
         let base = format!("/assets/{hash}");
         let pages = [Page::Markets, Page::Market, Page::Portfolio, Page::Console]
             .into_iter()
-            .map(|page| {
-                let html = WEB_FILES.iter().find(|(name, _)| *name == page.file()).map_or(&b""[..], |(_, b)| *b);
-                let html = String::from_utf8_lossy(html).replace("%ASSETS%", &base);
-                (page.file(), File::new(page.file(), Bytes::from(html)))
+            .filter_map(|page| {
+                let read = |name: &str| WEB_FILES.iter().find(|(n, _)| *n == name).map(|(_, b)| String::from_utf8_lossy(b).into_owned());
+                let html = page.compose(read, &base)?;
+                Some((page.file(), File::new(page.file(), Bytes::from(html))))
             })
             .collect();
         let assets: HashMap<String, File> = assets.into_iter().map(|(name, raw)| { let file = File::new(&name, raw); (name, file) }).collect();
@@ -180,9 +204,9 @@ impl WebApp {
                 Some(file) => file.respond(headers, "no-cache", true),
                 None => Error::NoRoute.into_response(),
             },
-            Source::Dir(dir) => match std::fs::read_to_string(dir.join(page.file())) {
-                Ok(html) => File::new(page.file(), Bytes::from(html.replace("%ASSETS%", DEV_BASE))).respond(headers, "no-store", true),
-                Err(_) => Error::NoRoute.into_response(),
+            Source::Dir(dir) => match page.compose(|name| std::fs::read_to_string(dir.join(name)).ok(), DEV_BASE) {
+                Some(html) => File::new(page.file(), Bytes::from(html)).respond(headers, "no-store", true),
+                None => Error::NoRoute.into_response(),
             },
         }
     }
@@ -235,4 +259,23 @@ pub fn router<S: Clone + Send + Sync + 'static>(web: std::sync::Arc<WebApp>) -> 
             }),
         )
         .with_state(web)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_page_is_composed_whole_with_its_own_link_marked_current() {
+        let read = |name: &str| WEB_FILES.iter().find(|(n, _)| *n == name).map(|(_, b)| String::from_utf8_lossy(b).into_owned());
+        for page in [Page::Markets, Page::Market, Page::Portfolio, Page::Console] {
+            let html = page.compose(read, "/assets/x").expect("the page exists");
+            assert!(!html.contains('%'), "{}: a placeholder is left", page.file());
+            assert!(html.contains(r#"<link rel="stylesheet" href="/assets/x/app.css">"#) && html.contains(r#"<header class="topbar">"#));
+            let current = html.matches(r#"aria-current="page""#).count();
+            assert_eq!(current, usize::from(page.nav_link().is_some()), "{}", page.file());
+        }
+        let markets = Page::Markets.compose(read, "/a").unwrap();
+        assert!(markets.contains(r#"<a href="/" aria-current="page">Markets</a>"#));
+    }
 }
