@@ -1,7 +1,7 @@
 // Provider console: the provider's API key (this tab's sessionStorage only), its markets
 // (create, update, add outcomes, resolve, cancel), its treasury, and its webhooks.
 import { call, errorText, newIdempotencyKey } from './client.js';
-import { h, $, clear, notify, busy, statusBadge, formatDate, field } from './ui.js';
+import { h, $, clear, notify, busy, submitting, statusBadge, formatDate, field } from './ui.js';
 import { toWei, fromWei, formatUnits, formatPercent } from './money.js';
 import { mountWebhooks } from './webhooks.js';
 
@@ -428,21 +428,13 @@ function outcomesBox(m, settled) {
     list,
     settled ? null : h('form', {
       novalidate: true,
-      onsubmit: async (e) => {
-        e.preventDefault();
-        showError(error, null);
-        await busy(submit, async () => {
-          try {
-            if (!newTitle.value.trim()) throw new Error('Title: enter the new outcome.');
-            const index = Math.max(-1, ...m.outcomes.map((o) => o.outcome_index)) + 1;
-            await call('create_outcome', { path: { market_id: m.id }, body: { title: newTitle.value.trim(), description: newDesc.value.trim(), outcome_index: index }, apiKey: state.key });
-            notify('Outcome added.', 'success');
-            await refreshSelected();
-          } catch (x) {
-            showError(error, x);
-          }
-        });
-      },
+      onsubmit: submitting(submit, error, async () => {
+        if (!newTitle.value.trim()) throw new Error('Title: enter the new outcome.');
+        const index = Math.max(-1, ...m.outcomes.map((o) => o.outcome_index)) + 1;
+        await call('create_outcome', { path: { market_id: m.id }, body: { title: newTitle.value.trim(), description: newDesc.value.trim(), outcome_index: index }, apiKey: state.key });
+        notify('Outcome added.', 'success');
+        await refreshSelected();
+      }),
     },
     h('p', { class: 'muted' }, 'After trades have started, the treasury funds the extra liquidity a new outcome needs.'),
     h('div', { class: 'form-grid' }, field('New outcome', newTitle), field('Description', newDesc, 'optional')),
@@ -457,23 +449,15 @@ function resolveForm(m) {
   const submit = h('button', { type: 'submit', class: 'btn btn-primary', testid: 'resolve-button' }, 'Resolve market');
   return h('form', {
     class: 'card', 'aria-labelledby': 'resolve-title', novalidate: true,
-    onsubmit: async (e) => {
-      e.preventDefault();
-      showError(error, null);
-      await busy(submit, async () => {
-        try {
-          if (!outcome.value) throw new Error('Winning outcome: choose one.');
-          const body = { winning_outcome_id: outcome.value, resolver_wallet_id: resolver.value.trim() };
-          if (source.value.trim()) body.resolution_source = source.value.trim();
-          const r = await call('resolve', { path: { market_id: m.id }, body, apiKey: state.key, idempotencyKey: newIdempotencyKey() });
-          notify(`Resolved: ${r.positions_updated} position(s) settled, payout ratio ${r.payout_ratio}.`, 'success');
-          await refreshSelected();
-          await refreshTreasury();
-        } catch (x) {
-          showError(error, x);
-        }
-      });
-    },
+    onsubmit: submitting(submit, error, async () => {
+      if (!outcome.value) throw new Error('Winning outcome: choose one.');
+      const body = { winning_outcome_id: outcome.value, resolver_wallet_id: resolver.value.trim() };
+      if (source.value.trim()) body.resolution_source = source.value.trim();
+      const r = await call('resolve', { path: { market_id: m.id }, body, apiKey: state.key, idempotencyKey: newIdempotencyKey() });
+      notify(`Resolved: ${r.positions_updated} position(s) settled, payout ratio ${r.payout_ratio}.`, 'success');
+      await refreshSelected();
+      await refreshTreasury();
+    }),
   },
   h('h3', { id: 'resolve-title' }, 'Resolve'),
   h('p', { class: 'muted' }, 'Winning shares pay out in full; the rest of the pool returns to the treasury.'),
@@ -491,22 +475,14 @@ function cancelForm(m) {
   const submit = h('button', { type: 'submit', class: 'btn btn-danger', testid: 'cancel-button' }, 'Cancel market');
   return h('form', {
     class: 'card', 'aria-labelledby': 'cancel-title', novalidate: true,
-    onsubmit: async (e) => {
-      e.preventDefault();
-      showError(error, null);
-      await busy(submit, async () => {
-        try {
-          const body = { canceller_wallet_id: canceller.value.trim(), reason: reason.value.trim() || 'Cancelled by the provider' };
-          if (source.value.trim()) body.cancellation_source = source.value.trim();
-          const r = await call('cancel', { path: { market_id: m.id }, body, apiKey: state.key, idempotencyKey: newIdempotencyKey() });
-          notify(`Cancelled: ${r.positions_refunded} position(s) refunded.`, 'success');
-          await refreshSelected();
-          await refreshTreasury();
-        } catch (x) {
-          showError(error, x);
-        }
-      });
-    },
+    onsubmit: submitting(submit, error, async () => {
+      const body = { canceller_wallet_id: canceller.value.trim(), reason: reason.value.trim() || 'Cancelled by the provider' };
+      if (source.value.trim()) body.cancellation_source = source.value.trim();
+      const r = await call('cancel', { path: { market_id: m.id }, body, apiKey: state.key, idempotencyKey: newIdempotencyKey() });
+      notify(`Cancelled: ${r.positions_refunded} position(s) refunded.`, 'success');
+      await refreshSelected();
+      await refreshTreasury();
+    }),
   },
   h('h3', { id: 'cancel-title' }, 'Cancel'),
   h('p', { class: 'muted' }, 'Open positions are refunded their cost; fees are not refunded.'),
@@ -529,28 +505,20 @@ function treasuryCard() {
     el.treasury,
     h('form', {
       novalidate: true,
-      onsubmit: async (e) => {
-        e.preventDefault();
-        showError(error, null);
-        await busy(submit, async () => {
-          try {
-            const t = tokenById(token.value);
-            if (!t) throw new Error('Token: choose one.');
-            const wei = toWei(amount.value, t.decimals);
-            // The reference is the external transfer's id; a fresh one per deposit made here.
-            const reference = `console-${newIdempotencyKey()}`;
-            const to = address.value.trim();
-            const r = to
-              ? await call('wallet_deposit', { body: { wallet_address: to, token_id: t.id, amount: wei, reference }, apiKey: state.key })
-              : await call('treasury_deposit', { body: { token_id: t.id, amount: wei, reference }, apiKey: state.key });
-            notify(`Deposited ${formatUnits(r.amount, t.decimals)} ${t.symbol}${to ? ` to ${to}` : ''}.`, 'success');
-            amount.value = '';
-            await refreshTreasury();
-          } catch (x) {
-            showError(error, x);
-          }
-        });
-      },
+      onsubmit: submitting(submit, error, async () => {
+        const t = tokenById(token.value);
+        if (!t) throw new Error('Token: choose one.');
+        const wei = toWei(amount.value, t.decimals);
+        // The reference is the external transfer's id; a fresh one per deposit made here.
+        const reference = `console-${newIdempotencyKey()}`;
+        const to = address.value.trim();
+        const r = to
+          ? await call('wallet_deposit', { body: { wallet_address: to, token_id: t.id, amount: wei, reference }, apiKey: state.key })
+          : await call('treasury_deposit', { body: { token_id: t.id, amount: wei, reference }, apiKey: state.key });
+        notify(`Deposited ${formatUnits(r.amount, t.decimals)} ${t.symbol}${to ? ` to ${to}` : ''}.`, 'success');
+        amount.value = '';
+        await refreshTreasury();
+      }),
     },
     h('h3', {}, 'Deposit'),
     h('p', { class: 'muted' }, 'Records a transfer received outside Hanson: into the treasury, or into a user wallet.'),

@@ -1,5 +1,6 @@
 // Small DOM helpers. Text always goes in as text nodes (never innerHTML), so market
 // questions and titles cannot inject markup.
+import { errorText } from './client.js';
 
 /** h('a', {href, class: 'x', dataset: {testid: 'y'}, onclick}, child, ...) */
 export function h(tag, attrs, ...children) {
@@ -118,6 +119,24 @@ export function flash(el, direction) {
   el.classList.remove('flash-up', 'flash-down');
   void el.offsetWidth; // restart the animation
   el.classList.add(direction > 0 ? 'flash-up' : 'flash-down');
+}
+
+/** A form's submit handler: keeps the page from loading, clears `error`, runs `action` with
+ *  the `submit` button busy, and shows what it throws in `error` (the problem's detail). */
+export function submitting(submit, error, action) {
+  return async (e) => {
+    e.preventDefault();
+    error.textContent = '';
+    error.hidden = true;
+    await busy(submit, async () => {
+      try {
+        await action();
+      } catch (x) {
+        error.textContent = errorText(x);
+        error.hidden = false;
+      }
+    });
+  };
 }
 
 /** Marks a button busy while `fn` runs; returns fn's result. */

@@ -2,7 +2,7 @@
 // secret, send a test) and each endpoint's deliveries (filter by status, retry one).
 // Operations are found by route in the generated client, so their operationIds may be anything.
 import { call, errorText, operationFor } from './client.js';
-import { h, clear, notify, busy, formatWhen, field } from './ui.js';
+import { h, clear, notify, busy, submitting, formatWhen, field } from './ui.js';
 
 const EVENT_TYPES = [
   'market.created', 'market.updated', 'outcome.created', 'outcome.updated', 'trade.created', 'market.closed',
@@ -66,26 +66,17 @@ export function mountWebhooks(root, { apiKey }) {
     const submit = h('button', { type: 'submit', class: 'btn btn-primary', testid: 'webhook-create' }, 'Add endpoint');
     return h('form', {
       novalidate: true,
-      onsubmit: async (e) => {
-        e.preventDefault();
-        error.hidden = true;
-        await busy(submit, async () => {
-          try {
-            const event_types = types.value();
-            if (!event_types.length) throw new Error('Events: choose at least one.');
-            const body = { url: url.value.trim(), event_types };
-            if (desc.value.trim()) body.description = desc.value.trim();
-            const w = await run('create', { body });
-            showSecret(w.secret, 'Signing secret of the new endpoint.');
-            url.value = '';
-            desc.value = '';
-            await load();
-          } catch (x) {
-            error.textContent = errorText(x);
-            error.hidden = false;
-          }
-        });
-      },
+      onsubmit: submitting(submit, error, async () => {
+        const event_types = types.value();
+        if (!event_types.length) throw new Error('Events: choose at least one.');
+        const body = { url: url.value.trim(), event_types };
+        if (desc.value.trim()) body.description = desc.value.trim();
+        const w = await run('create', { body });
+        showSecret(w.secret, 'Signing secret of the new endpoint.');
+        url.value = '';
+        desc.value = '';
+        await load();
+      }),
     },
     h('h3', {}, 'Add an endpoint'),
     h('div', { class: 'form-grid' }, field('URL', url), field('Description', desc, 'optional')),
@@ -174,20 +165,11 @@ export function mountWebhooks(root, { apiKey }) {
     const submit = h('button', { type: 'submit', class: 'btn btn-primary btn-small', testid: 'webhook-save' }, 'Save');
     clear(box).append(h('form', {
       novalidate: true,
-      onsubmit: async (e) => {
-        e.preventDefault();
-        error.hidden = true;
-        await busy(submit, async () => {
-          try {
-            await run('update', { path: [w.id], body: { url: url.value.trim(), description: desc.value.trim(), event_types: types.value(), enabled: enabled.checked } });
-            notify('Endpoint saved.', 'success');
-            await load();
-          } catch (x) {
-            error.textContent = errorText(x);
-            error.hidden = false;
-          }
-        });
-      },
+      onsubmit: submitting(submit, error, async () => {
+        await run('update', { path: [w.id], body: { url: url.value.trim(), description: desc.value.trim(), event_types: types.value(), enabled: enabled.checked } });
+        notify('Endpoint saved.', 'success');
+        await load();
+      }),
     },
     h('div', { class: 'form-grid' }, field('URL', url), field('Description', desc)),
     h('div', { class: 'checks' }, h('label', { for: enabled.id }, enabled, 'Enabled')),
