@@ -230,36 +230,20 @@ pub fn check_description(description: &Option<String>, v: &mut Validator) {
     }
 }
 
-/// The event types an endpoint can subscribe to, as the document lists them ([`EVENT_TYPES`]
-/// and `*`); requests carry them as strings.
-#[derive(Serialize, ToSchema)]
-#[allow(dead_code)]
-pub enum SubscribedType {
-    #[serde(rename = "*")]
-    All,
-    #[serde(rename = "market.created")]
-    MarketCreated,
-    #[serde(rename = "market.updated")]
-    MarketUpdated,
-    #[serde(rename = "outcome.created")]
-    OutcomeCreated,
-    #[serde(rename = "outcome.updated")]
-    OutcomeUpdated,
-    #[serde(rename = "trade.created")]
-    TradeCreated,
-    #[serde(rename = "market.closed")]
-    MarketClosed,
-    #[serde(rename = "market.resolved")]
-    MarketResolved,
-    #[serde(rename = "market.cancelled")]
-    MarketCancelled,
-    #[serde(rename = "claim.completed")]
-    ClaimCompleted,
-    #[serde(rename = "deposit.completed")]
-    DepositCompleted,
-    #[serde(rename = "withdrawal.completed")]
-    WithdrawalCompleted,
+/// The event types an endpoint can subscribe to, as the document lists them: `*` and
+/// [`EVENT_TYPES`]. Requests carry them as strings, checked by [`check_event_types`].
+pub struct SubscribedType;
+
+impl utoipa::PartialSchema for SubscribedType {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .enum_values(Some(std::iter::once("*").chain(EVENT_TYPES.iter().copied())))
+            .into()
+    }
 }
+
+impl ToSchema for SubscribedType {}
 
 /// `POST /v1/providers/webhooks`.
 #[derive(Debug, Deserialize, ToSchema)]
