@@ -31,6 +31,8 @@ pub struct Metrics {
     pub commit_batch_size: Histogram,
     /// SQLite group commit, from BEGIN to the WAL flushed, seconds.
     pub commit_seconds: Histogram,
+    pub pg_batch_size: Histogram,
+    pub pg_batch_seconds: Histogram,
     /// Bytes in the SQLite WAL after the last commit.
     pub wal_bytes: Gauge,
     /// PostgreSQL connections running a transaction now.
@@ -62,6 +64,10 @@ impl Metrics {
         registry.register("sqlite_commit_batch_size", "Operations per SQLite group commit", commit_batch_size.clone());
         let commit_seconds = Histogram::new(latency_buckets());
         registry.register("sqlite_commit_duration_seconds", "SQLite group commit from BEGIN to the WAL flushed", commit_seconds.clone());
+        let pg_batch_size = Histogram::new(exponential_buckets(1.0, 2.0, 7));
+        registry.register("postgres_trade_batch_size", "Trades per PostgreSQL trade batch", pg_batch_size.clone());
+        let pg_batch_seconds = Histogram::new(latency_buckets());
+        registry.register("postgres_trade_batch_duration_seconds", "PostgreSQL trade batch from BEGIN to COMMIT", pg_batch_seconds.clone());
         let wal_bytes = Gauge::default();
         registry.register("sqlite_wal_bytes", "Bytes in the SQLite WAL after the last commit", wal_bytes.clone());
         let pool_in_use = Gauge::default();
@@ -80,6 +86,8 @@ impl Metrics {
             trades,
             commit_batch_size,
             commit_seconds,
+            pg_batch_size,
+            pg_batch_seconds,
             wal_bytes,
             pool_in_use,
             pool_wait_seconds,

@@ -11,6 +11,7 @@ use crate::domain::time::now_micros;
 use crate::error::{Error, Result};
 use crate::store::idempotency::{self, Prior};
 use crate::store::sql::Conn;
+use crate::store::trading::TradeKeys;
 use crate::store::Undo;
 
 static REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
@@ -42,33 +43,34 @@ where
     B: Serialize + Send + 'static,
     F: FnOnce(&mut dyn Conn, T) -> Result<(StatusCode, B)> + Clone + Send + 'static,
 {
-    run_with(app, headers, principal, fingerprint, Undo::Savepoint, authorize, op).await
+    run_with(app, headers, principal, fingerprint, None, authorize, op).await
 }
 
-/// [`run`] for an `op` that may run without a savepoint (see [`Undo`]); the idempotency
-/// record is looked up before `op` and written after it.
-pub async fn run_with<A, T, B, F>(app: &AppState, headers: &HeaderMap, principal: String, fingerprint: Vec<u8>, undo: Undo, authorize: A, op: F) -> Result<Response>
+/// [`run`], for a trade when `trade` names the rows it reads first (`Store::write_trade`):
+/// without an Idempotency-Key without a savepoint (`Undo::WholeBatch`). With one, the
+/// idempotency record is looked up before `op` and written after it; as that write may fail
+/// after `op` wrote, it takes a savepoint on SQLite.
+pub async fn run_with<A, T, B, F>(app: &AppState, headers: &HeaderMap, principal: String, fingerprint: Vec<u8>, trade: Option<TradeKeys>, authorize: A, op: F) -> Result<Response>
 where
     A: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
     B: Serialize + Send + 'static,
     F: FnOnce(&mut dyn Conn, T) -> Result<(StatusCode, B)> + Clone + Send + 'static,
 {
     let Some(key) = idempotency_key(headers)? else {
-        let (status, body) = app
-            .store
-            .write_with(undo, move |c| {
-                let granted = authorize(c)?;
-                op(c, granted)
-            })
-            .await?;
+        let op = move |c: &mut dyn Conn| {
+            let granted = authorize(c)?;
+            op(c, granted)
+        };
+        let (status, body) = match trade {
+            Some(keys) => app.store.write_trade(keys, Undo::WholeBatch, op).await?,
+            None => app.store.write(op).await?,
+        };
         return Ok((status, Json(body)).into_response());
     };
     let now = now_micros();
-    let outcome = app
-        .store
-        .write(move |c| {
-            let granted = authorize(c)?;
-            match idempotency::lookup(c, &principal, &key, &fingerprint, now)? {
+    let keyed = move |c: &mut dyn Conn| {
+        let granted = authorize(c)?;
+        match idempotency::lookup(c, &principal, &key, &fingerprint, now)? {
             Prior::Replay { status, body } => Ok(Outcome::Replay(status, body)),
             Prior::None => {
                 let (status, body) = op(c, granted)?;
@@ -76,9 +78,12 @@ where
                 idempotency::save(c, &principal, &key, &fingerprint, status.as_u16(), &body, now)?;
                 Ok(Outcome::Fresh(status, body))
             }
-            }
-        })
-        .await?;
+        }
+    };
+    let outcome = match trade {
+        Some(keys) => app.store.write_trade(keys, Undo::Savepoint, keyed).await?,
+        None => app.store.write(keyed).await?,
+    };
     Ok(match outcome {
         Outcome::Fresh(status, body) => (status, Json(body)).into_response(),
         Outcome::Replay(status, body) => {

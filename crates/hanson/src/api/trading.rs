@@ -25,7 +25,6 @@ use crate::domain::settlement::{Cancellation, ClaimReceipt, Resolution};
 use crate::domain::time::{now_micros, parse_timestamp, Micros, Timestamp};
 use crate::error::{Error, Result, Validator};
 use crate::store::history::{self, HoldingsQuery, PriceQuery, TradeQuery};
-use crate::store::Undo;
 use crate::domain::ids::{MarketId, OutcomeId};
 use crate::domain::settlement::{CancelRequest, ResolveRequest};
 use crate::domain::trade::{BetReceipt, BetRequest, SaleReceipt, SellRequest, TradeKind, TradeRecord, Trader};
@@ -98,7 +97,8 @@ async fn place_bet(
     v.finish()?;
     let request = BetRequest { market_id: MarketId(market_id), outcome_id: OutcomeId(outcome_id), amount: amount.unwrap_or(0) };
     let session = trader.clone();
-    idempotent::run_with(&app, &headers, wallet_principal(&user), body.fingerprint, Undo::WholeBatch, move |c| trading::live_session(c, &session), move |c, address| {
+    let keys = trade_keys(&trader, &request.market_id, &request.outcome_id);
+    idempotent::run_with(&app, &headers, wallet_principal(&user), body.fingerprint, Some(keys), move |c| trading::live_session(c, &session), move |c, address| {
         Ok((StatusCode::OK, trading::place_bet(c, &trader, &address, &request)?))
     })
     .await
@@ -136,7 +136,8 @@ async fn sell(
     let by = by.ok_or_else(|| Error::internal("validated sell form missing"))?;
     let request = SellRequest { market_id: MarketId(market_id), outcome_id: OutcomeId(outcome_id), by };
     let session = trader.clone();
-    idempotent::run_with(&app, &headers, wallet_principal(&user), body.fingerprint, Undo::WholeBatch, move |c| trading::live_session(c, &session), move |c, address| {
+    let keys = trade_keys(&trader, &request.market_id, &request.outcome_id);
+    idempotent::run_with(&app, &headers, wallet_principal(&user), body.fingerprint, Some(keys), move |c| trading::live_session(c, &session), move |c, address| {
         Ok((StatusCode::OK, trading::sell(c, &trader, &address, &request)?))
     })
     .await
@@ -424,4 +425,14 @@ async fn cancel(
         Ok((StatusCode::OK, trading::cancel(c, &provider.id, &request, now_micros())?))
     })
     .await
+}
+
+/// What a trade reads first (see `trading::preload`).
+fn trade_keys(trader: &Trader, market_id: &str, outcome_id: &str) -> trading::TradeKeys {
+    trading::TradeKeys {
+        session_id: trader.session_id.to_string(),
+        wallet_id: trader.wallet_id.to_string(),
+        market_id: market_id.to_string(),
+        outcome_id: outcome_id.to_string(),
+    }
 }

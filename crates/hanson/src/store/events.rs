@@ -31,6 +31,9 @@ impl FromRow for Published {
 /// The market's last sequence number, 0 before its first event. Under the market's write
 /// lock the next event takes this plus one.
 pub fn current_seq(c: &mut dyn Conn, market_id: &str) -> Result<i64> {
+    if let Some(seq) = c.hot().and_then(|hot| hot.seq(market_id)) {
+        return Ok(seq);
+    }
     c.query_one("SELECT COALESCE(MAX(seq), 0) FROM events WHERE market_id = $1", &[Param::Text(market_id)])?.int(0)
 }
 
@@ -79,8 +82,27 @@ pub fn record(c: &mut dyn Conn, events: Vec<Event>, node: &str, now: Micros) -> 
             kept: !event.is_stream_only(),
             provider_id: event.provider().map(|p| p.to_string()),
             tenant_market: event.tenant_market().map(|m| m.to_string()),
+            at: now,
         });
     }
+    // A batch of trades writes the events of all its trades together, before its COMMIT.
+    match c.hot() {
+        Some(hot) => hot.defer_events(node, rows.clone()),
+        None => write(c, &rows, node, now)?,
+    }
+    // Numbered once the events are written or queued with the batch: a failed write numbers
+    // nothing.
+    if let Some(hot) = c.hot() {
+        for (market_id, seq) in &last_seqs {
+            hot.set_seq(market_id, *seq);
+        }
+    }
+    Ok(rows.into_iter().map(|r| r.published).collect())
+}
+
+/// Writes `rows` (and the webhook deliveries they cause; on PostgreSQL, notifies the other
+/// nodes of them), in the current transaction.
+pub(super) fn write(c: &mut dyn Conn, rows: &[Written], node: &str, now: Micros) -> Result<()> {
     let kept: Vec<&Written> = rows.iter().filter(|r| r.kept).collect();
     let mut params: Vec<Param<'_>> = Vec::with_capacity(kept.len() * 11 + 4);
     for r in &kept {
@@ -91,7 +113,7 @@ pub fn record(c: &mut dyn Conn, events: Vec<Event>, node: &str, now: Micros) -> 
             p.seq.map_or(Param::Null, Param::Int),
             p.wallet_id.as_deref().into(),
             Param::Text(&p.kind),
-            Param::Int(now),
+            Param::Int(r.at),
             Param::Text(&p.envelope),
         ]);
     }
@@ -173,15 +195,16 @@ pub fn record(c: &mut dyn Conn, events: Vec<Event>, node: &str, now: Micros) -> 
                 selects.push(format!("SELECT pg_notify('{CHANNEL}', p)::text FROM (VALUES {}) AS sent(p)", values.join(", ")));
             }
             if !selects.is_empty() {
-                c.query(&format!("{with}{}", selects.join(" UNION ALL ")), &params)?;
+                c.exec_later(&format!("{with}{}", selects.join(" UNION ALL ")), &params)?;
             }
         }
     }
-    Ok(rows.into_iter().map(|r| r.published).collect())
+    Ok(())
 }
 
 /// An event as [`record`] writes it.
-struct Written {
+#[derive(Clone)]
+pub(super) struct Written {
     id: String,
     published: Published,
     /// Kept in the log (not [`Event::is_stream_only`]).
@@ -189,6 +212,8 @@ struct Written {
     /// The tenant whose webhooks receive it: its own, or else its market's.
     provider_id: Option<String>,
     tenant_market: Option<String>,
+    /// When it was recorded.
+    at: Micros,
 }
 
 /// An event that is not kept, as another node's listener receives it.

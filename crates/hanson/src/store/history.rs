@@ -206,7 +206,7 @@ pub fn insert_price_points(c: &mut dyn Conn, market_id: &str, points: &[NewPrice
         params.extend([Param::Text(market_id), Param::Text(p.outcome_id), Param::Money(p.price), Param::Money(p.volume), Param::Money(*after), Param::Int(at)]);
     }
     let sql = format!("INSERT INTO price_points (market_id, outcome_id, price, volume, cum_volume, at) VALUES {}", value_rows(points.len(), 6));
-    c.exec(&sql, &params)?;
+    c.exec_later(&sql, &params)?;
     let mut candles = Vec::with_capacity(points.len() * CANDLE_WIDTHS.len());
     for width in CANDLE_WIDTHS {
         for (p, after) in points.iter().zip(&totals_after) {
@@ -249,7 +249,7 @@ pub fn upsert_candles(c: &mut dyn Conn, market_id: &str, candles: &[Candle]) -> 
          SET price = excluded.price, cum_after = excluded.cum_after, points = price_candles.points + excluded.points",
         value_rows(candles.len(), 8)
     );
-    c.exec(&sql, &params)?;
+    c.exec_later(&sql, &params)?;
     Ok(())
 }
 

@@ -1,23 +1,61 @@
-//! Rows the SQLite writer keeps in memory for one group commit: the markets its bets and
-//! sells trade on, and the balances they change. In a busy market every trade of a batch used
+//! Rows a batch of trades keeps in memory for its one transaction (SQLite's group commit,
+//! PostgreSQL's trade batch): the markets its bets and sells trade on, and the balances they
+//! change. In a busy market every trade of a batch used
 //! to load the same market and rewrite its row (and the row's volume index entries), its
 //! outcome rows, its candles and the pool, creator and platform balances. Now a batch's
 //! trades read and update the copies here, and each row is written once: before the batch
 //! commits, and before any other kind of write in the batch runs (it may read those rows; it
-//! runs without copies). Elsewhere (PostgreSQL, where trades run concurrently, and SQLite
-//! readers) there are none and trades write straight through.
+//! runs without copies). Elsewhere (a write outside a batch, a reader) there are none and
+//! trades write straight through.
 
+use super::events::Written;
+use super::sql::{Conn, Dialect};
 use crate::domain::candle::Candle;
 use crate::domain::market::Market;
+use crate::domain::position::Position;
+use crate::domain::session::Session;
+use crate::error::Result;
 
 #[derive(Default)]
 pub struct HotRows {
     markets: Vec<HotMarket>,
-    /// Balances changed by this batch's trades and not stored yet: (account id, balance).
-    balances: Vec<(String, u128)>,
+    /// Balances read ahead for this batch (`trading::preload`) or changed by its trades.
+    balances: Vec<KeptBalance>,
+    /// Sessions read ahead for this batch's trades, by id.
+    sessions: Vec<(String, KeptSession)>,
+    /// Positions read ahead for this batch's trades, by (wallet, outcome): None where the
+    /// wallet holds none yet.
+    positions: Vec<KeptPosition>,
     /// Counts every change to the copies: a trade that fails after changing them spoils its
     /// batch, as one that changed rows does.
     changes: u64,
+    /// The last event sequence number of each market this batch's trades wrote events of
+    /// (their events' rows may not be written yet).
+    seqs: Vec<(String, i64)>,
+    /// The batch's events, written together by `flush`; with the node that recorded them.
+    events: Option<(String, Vec<Written>)>,
+}
+
+struct KeptBalance {
+    account_id: String,
+    balance: u128,
+    /// Not stored yet.
+    changed: bool,
+}
+
+/// A session as a trade checks it, with its wallet's address.
+#[derive(Clone)]
+pub struct KeptSession {
+    pub session: Session,
+    pub address: String,
+}
+
+struct KeptPosition {
+    wallet_id: String,
+    outcome_id: String,
+    position: Option<Position>,
+    /// Not stored yet.
+    changed: bool,
 }
 
 struct HotMarket {
@@ -59,29 +97,98 @@ pub struct KeptMarket {
 }
 
 impl HotRows {
-    /// Takes every kept market that trades changed, and every changed balance, leaving none.
-    pub fn take(&mut self) -> (Vec<KeptMarket>, Vec<(String, u128)>) {
+    /// Takes every kept market that trades changed, every changed balance and every changed
+    /// position, leaving none (and no session or sequence number: a write without copies
+    /// reads them from the store).
+    pub fn take(&mut self) -> (Vec<KeptMarket>, Vec<(String, u128)>, Vec<Position>) {
+        self.seqs.clear();
+        self.sessions.clear();
         let markets = std::mem::take(&mut self.markets)
             .into_iter()
             .filter(|m| m.trades > 0)
             .map(|m| KeptMarket { record: m.record, trades: m.trades, candles: m.candles })
             .collect();
-        (markets, std::mem::take(&mut self.balances))
+        let balances =
+            std::mem::take(&mut self.balances).into_iter().filter(|b| b.changed).map(|b| (b.account_id, b.balance)).collect();
+        let positions =
+            std::mem::take(&mut self.positions).into_iter().filter(|p| p.changed).filter_map(|p| p.position).collect();
+        (markets, balances, positions)
+    }
+
+    /// Keeps balances just read from the store, unchanged.
+    pub fn keep_balances(&mut self, stored: Vec<(String, u128)>) {
+        for (account_id, balance) in stored {
+            if self.balance(&account_id).is_none() {
+                self.balances.push(KeptBalance { account_id, balance, changed: false });
+            }
+        }
+    }
+
+    pub fn keep_session(&mut self, kept: KeptSession) {
+        self.sessions.push((kept.session.id.to_string(), kept));
+    }
+
+    pub fn session(&self, session_id: &str) -> Option<&KeptSession> {
+        self.sessions.iter().find(|(id, _)| id == session_id).map(|(_, kept)| kept)
+    }
+
+    /// Keeps what a wallet holds of an outcome, as just read from the store.
+    pub fn keep_position(&mut self, wallet_id: &str, outcome_id: &str, position: Option<Position>) {
+        if self.position(wallet_id, outcome_id).is_none() {
+            self.positions.push(KeptPosition { wallet_id: wallet_id.into(), outcome_id: outcome_id.into(), position, changed: false });
+        }
+    }
+
+    /// None: not kept. Some(None): kept, and the wallet holds none.
+    pub fn position(&self, wallet_id: &str, outcome_id: &str) -> Option<Option<&Position>> {
+        self.positions.iter().find(|p| p.wallet_id == wallet_id && p.outcome_id == outcome_id).map(|p| p.position.as_ref())
+    }
+
+    /// Changes a kept position; returns it back if it is not kept.
+    pub fn set_position(&mut self, position: &Position) -> Option<()> {
+        let kept = self.positions.iter_mut().find(|p| p.wallet_id == position.wallet_id.as_str() && p.outcome_id == position.outcome_id.as_str())?;
+        self.changes += 1;
+        kept.position = Some(position.clone());
+        kept.changed = true;
+        Some(())
     }
 
     pub fn changes(&self) -> u64 {
         self.changes
     }
 
+    pub(super) fn defer_events(&mut self, node: &str, rows: Vec<Written>) {
+        self.changes += 1;
+        match &mut self.events {
+            Some((_, kept)) => kept.extend(rows),
+            None => self.events = Some((node.to_string(), rows)),
+        }
+    }
+
+    pub fn seq(&self, market_id: &str) -> Option<i64> {
+        self.seqs.iter().find(|(id, _)| id == market_id).map(|(_, seq)| *seq)
+    }
+
+    /// Numbering is part of the events' write: a trade that fails before it has none.
+    pub fn set_seq(&mut self, market_id: &str, seq: i64) {
+        match self.seqs.iter_mut().find(|(id, _)| id == market_id) {
+            Some(kept) => kept.1 = seq,
+            None => self.seqs.push((market_id.to_string(), seq)),
+        }
+    }
+
     pub fn balance(&self, account_id: &str) -> Option<u128> {
-        self.balances.iter().find(|(id, _)| id == account_id).map(|(_, balance)| *balance)
+        self.balances.iter().find(|b| b.account_id == account_id).map(|b| b.balance)
     }
 
     pub fn set_balance(&mut self, account_id: &str, balance: u128) {
         self.changes += 1;
-        match self.balances.iter_mut().find(|(id, _)| id == account_id) {
-            Some(kept) => kept.1 = balance,
-            None => self.balances.push((account_id.to_string(), balance)),
+        match self.balances.iter_mut().find(|b| b.account_id == account_id) {
+            Some(kept) => {
+                kept.balance = balance;
+                kept.changed = true;
+            }
+            None => self.balances.push(KeptBalance { account_id: account_id.to_string(), balance, changed: true }),
         }
     }
 
@@ -112,4 +219,32 @@ impl HotRows {
         }
         None
     }
+}
+
+/// Writes every row changed in memory and forgets them all; the next read loads them again.
+/// Called before COMMIT and, on SQLite, before a write that is not a trade.
+pub fn flush(c: &mut dyn Conn) -> Result<()> {
+    let Some(hot) = c.hot() else {
+        return Ok(());
+    };
+    let events = hot.events.take();
+    let (markets, balances, positions) = hot.take();
+    super::positions::upsert_positions(c, &positions)?;
+    match c.dialect() {
+        // One statement for all: each statement of a PostgreSQL batch costs a parse and plan.
+        Dialect::Postgres => super::ledger::set_balances(c, &balances)?,
+        Dialect::Sqlite => {
+            for (account_id, balance) in &balances {
+                super::ledger::set_balance(c, account_id, *balance)?;
+            }
+        }
+    }
+    for m in markets {
+        super::markets::write_totals(c, &m.record, &m.record.outcomes, m.trades)?;
+        super::history::upsert_candles(c, &m.record.id, &m.candles)?;
+    }
+    if let Some((node, rows)) = events {
+        super::events::write(c, &rows, &node, crate::domain::time::now_micros())?;
+    }
+    Ok(())
 }

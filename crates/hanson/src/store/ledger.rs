@@ -70,7 +70,7 @@ pub fn balance(c: &mut dyn Conn, account_id: &str) -> Result<u128> {
 }
 
 /// The balances of the accounts that exist among `ids` (distinct), locked, in one statement.
-fn stored_balances(c: &mut dyn Conn, ids: &[&str]) -> Result<Vec<(String, u128)>> {
+pub fn stored_balances(c: &mut dyn Conn, ids: &[&str]) -> Result<Vec<(String, u128)>> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
@@ -97,12 +97,26 @@ fn create_account(c: &mut dyn Conn, account: &Account<'_>, token_id: &str, balan
     Ok(())
 }
 
+/// Deferred where the connection defers writes: until the transaction ends, the balance is
+/// read back only from the kept rows (see `hot`).
 pub fn set_balance(c: &mut dyn Conn, account_id: &str, balance: u128) -> Result<()> {
-    c.exec(
-        "UPDATE accounts SET balance = $1 WHERE id = $2",
-        &[Param::Money(balance), Param::Text(account_id)],
-    )?;
-    Ok(())
+    c.exec_later("UPDATE accounts SET balance = $1 WHERE id = $2", &[Param::Money(balance), Param::Text(account_id)])
+}
+
+/// Sets many balances in one statement (see `hot::flush`).
+pub fn set_balances(c: &mut dyn Conn, balances: &[(String, u128)]) -> Result<()> {
+    if balances.is_empty() {
+        return Ok(());
+    }
+    let mut params: Vec<Param<'_>> = Vec::with_capacity(balances.len() * 2);
+    for (id, balance) in balances {
+        params.extend([Param::Text(id), Param::Money(*balance)]);
+    }
+    let sql = format!(
+        "WITH v(id, balance) AS (VALUES {}) UPDATE accounts SET balance = v.balance FROM v WHERE accounts.id = v.id",
+        value_rows(balances.len(), 2)
+    );
+    c.exec_later(&sql, &params)
 }
 
 pub struct Transfer<'a> {
@@ -209,7 +223,7 @@ pub fn apply(c: &mut dyn Conn, transfers: &[Transfer<'_>]) -> Result<Touched, Tr
                 Param::Int(t.at),
             ]);
         }
-        c.exec(&sql, &params)?;
+        c.exec_later(&sql, &params)?;
     }
     emit_wallet_balances(c, transfers, &touched)?;
     Ok(touched)

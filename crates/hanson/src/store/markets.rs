@@ -121,17 +121,25 @@ fn load_details(c: &mut dyn Conn, mut markets: Vec<Market>) -> Result<Vec<Market
 
 /// A market with its outcomes and pool; `lock` takes the row lock where the dialect has one.
 pub fn market(c: &mut dyn Conn, id: &str, lock: bool) -> Result<Option<Market>> {
-    if lock && c.lock_clause().is_empty() {
-        // SQLite: the single writer already serializes; nothing to lock.
-    } else if lock {
-        let sql = format!("SELECT id FROM markets WHERE id = $1{}", c.lock_clause());
-        c.query_opt(&sql, &[Param::Text(id)])?;
+    Ok(markets_by_id(c, &[id], lock)?.pop())
+}
+
+/// The markets among `ids` that exist, with their outcomes and pools, in no set order;
+/// `lock` takes their row locks (in id order, so two writers locking overlapping sets cannot
+/// each hold one the other waits for) where the dialect has them.
+pub fn markets_by_id(c: &mut dyn Conn, ids: &[&str], lock: bool) -> Result<Vec<Market>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
     }
-    let sql = format!("SELECT {MARKET_COLUMNS} {MARKET_FROM} WHERE m.id = $1");
-    match c.query_opt(&sql, &[Param::Text(id)])? {
-        Some(row) => Ok(load_details(c, vec![Market::from_row(&row)?])?.pop()),
-        None => Ok(None),
+    let (list, params) = id_list(ids);
+    let lock_clause = c.lock_clause();
+    // SQLite's single writer already serializes: nothing to lock there.
+    if lock && !lock_clause.is_empty() {
+        c.query(&format!("SELECT id FROM markets WHERE id IN ({list}) ORDER BY id{lock_clause}"), &params)?;
     }
+    let sql = format!("SELECT {MARKET_COLUMNS} {MARKET_FROM} WHERE m.id IN ({list})");
+    let markets = c.query(&sql, &params)?.iter().map(Market::from_row).collect::<Result<Vec<_>>>()?;
+    load_details(c, markets)
 }
 
 /// The provider's own market, or 404 (another provider's market is invisible).
@@ -881,13 +889,13 @@ pub fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &
 /// Stores a market's totals after `trades` more trades, and those of `outcomes` (of it).
 pub fn write_totals(c: &mut dyn Conn, m: &Market, outcomes: &[Outcome], trades: i64) -> Result<()> {
     for o in outcomes {
-        c.exec(
+        c.exec_later(
             "UPDATE outcomes SET total_shares = $1, total_volume = $2 WHERE id = $3",
             &[Param::Money(o.total_shares), Param::Money(o.total_volume), Param::Text(&o.id)],
         )?;
     }
     // Bumping the revision here spares the trigger a second write of the row.
-    c.exec(
+    c.exec_later(
         "UPDATE markets SET total_volume = $1, trade_count = trade_count + $2, updated_at = $3, revision = revision + 1 WHERE id = $4",
         &[Param::Money(m.total_volume), Param::Int(trades), Param::Int(m.updated_at), Param::Text(&m.id)],
     )?;

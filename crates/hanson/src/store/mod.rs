@@ -83,6 +83,10 @@ impl Conn for Emitting<'_> {
         self.conn.query(sql, params)
     }
 
+    fn exec_later(&mut self, sql: &str, params: &[Param<'_>]) -> Result<()> {
+        self.conn.exec_later(sql, params)
+    }
+
     fn hot(&mut self) -> Option<&mut hot::HotRows> {
         self.conn.hot()
     }
@@ -156,6 +160,26 @@ impl Store {
         T: Send + 'static,
         F: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
     {
+        self.write_as(undo, None, op).await
+    }
+
+    /// A bet or a sale: `keys` name the rows it reads first. On PostgreSQL it runs in a
+    /// trade batch, which reads those rows for all its trades at once (`trading::preload`)
+    /// and runs a trade that fails after writing again alone (`postgres::batch`); on SQLite it
+    /// runs in the group commit as `undo` says.
+    pub async fn write_trade<T, F>(&self, keys: trading::TradeKeys, undo: Undo, op: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
+    {
+        self.write_as(undo, Some(keys), op).await
+    }
+
+    async fn write_as<T, F>(&self, undo: Undo, keys: Option<trading::TradeKeys>, op: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
+    {
         let node = self.node.clone();
         let op = move |c: &mut dyn Conn| {
             let mut conn = Emitting { conn: c, events: Vec::new() };
@@ -174,8 +198,10 @@ impl Store {
         let write = async {
             match &self.backend {
                 Backend::Sqlite(b) => b.write(undo, op).await,
-                // Every write is a transaction of its own there.
-                Backend::Postgres(b) => b.write(op).await,
+                Backend::Postgres(b) => match keys {
+                    Some(keys) => b.write_batched(keys, op).await,
+                    None => b.write(op).await,
+                },
             }
         };
         let (value, published, trades) = write.instrument(operation_span::<F>("write")).await?;

@@ -1,6 +1,6 @@
 //! Position rows: reading, locking and saving what a wallet holds of an outcome.
 
-use super::sql::{query_as, query_opt_as, Conn, FromRow, Param, Row};
+use super::sql::{id_list, placeholders, query_as, query_opt_as, value_rows, Conn, FromRow, Param, Row};
 use crate::domain::position::{Position, PositionStatus};
 use crate::error::{Error, Result};
 
@@ -29,7 +29,11 @@ impl FromRow for Position {
     }
 }
 
+/// What a wallet holds of an outcome (as a trade batch keeps it, see `hot`).
 pub fn position_of(c: &mut dyn Conn, wallet_id: &str, outcome_id: &str) -> Result<Option<Position>> {
+    if let Some(kept) = c.hot().and_then(|hot| hot.position(wallet_id, outcome_id).map(|p| p.cloned())) {
+        return Ok(kept);
+    }
     let sql = format!("SELECT {POSITION_COLUMNS} FROM positions WHERE wallet_id = $1 AND outcome_id = $2{}", c.lock_clause());
     query_opt_as(c, &sql, &[Param::Text(wallet_id), Param::Text(outcome_id)])
 }
@@ -37,6 +41,9 @@ pub fn position_of(c: &mut dyn Conn, wallet_id: &str, outcome_id: &str) -> Resul
 /// Stores a position: inserted when `stored_status` is None (it was never stored), else
 /// updated from that status.
 pub fn save_position(c: &mut dyn Conn, p: &Position, stored_status: Option<PositionStatus>) -> Result<()> {
+    if c.hot().and_then(|hot| hot.set_position(p)).is_some() {
+        return Ok(());
+    }
     match stored_status {
         None => c.exec(
             "INSERT INTO positions (id, market_id, outcome_id, wallet_id, shares, total_invested, status, created_at, updated_at) \
@@ -65,6 +72,50 @@ pub fn save_position(c: &mut dyn Conn, p: &Position, stored_status: Option<Posit
         )?,
     };
     Ok(())
+}
+
+/// Stores positions a trade batch kept (see `hot`), new or changed, in one statement.
+pub fn upsert_positions(c: &mut dyn Conn, positions: &[Position]) -> Result<()> {
+    if positions.is_empty() {
+        return Ok(());
+    }
+    let mut params: Vec<Param<'_>> = Vec::with_capacity(positions.len() * 9);
+    for p in positions {
+        params.extend([
+            Param::Text(&p.id),
+            Param::Text(&p.market_id),
+            Param::Text(&p.outcome_id),
+            Param::Text(&p.wallet_id),
+            Param::Money(p.shares),
+            Param::Money(p.total_invested),
+            Param::Text(p.status.as_str()),
+            Param::Int(p.created_at),
+            Param::Int(p.updated_at),
+        ]);
+    }
+    let sql = format!(
+        "INSERT INTO positions (id, market_id, outcome_id, wallet_id, shares, total_invested, status, created_at, updated_at) VALUES {} \
+         ON CONFLICT (id) DO UPDATE SET shares = excluded.shares, total_invested = excluded.total_invested, \
+         status = excluded.status, updated_at = excluded.updated_at",
+        value_rows(positions.len(), 9)
+    );
+    c.exec_later(&sql, &params)
+}
+
+/// Every position some wallet of `wallet_ids` holds of some outcome of `outcome_ids`, locked.
+pub fn positions_of(c: &mut dyn Conn, wallet_ids: &[&str], outcome_ids: &[&str]) -> Result<Vec<Position>> {
+    if wallet_ids.is_empty() || outcome_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (wallets, mut params) = id_list(wallet_ids);
+    let (_, outcome_params) = id_list(outcome_ids);
+    let outcomes = placeholders(params.len() + 1, outcome_params.len());
+    params.extend(outcome_params);
+    let sql = format!(
+        "SELECT {POSITION_COLUMNS} FROM positions WHERE wallet_id IN ({wallets}) AND outcome_id IN ({outcomes}) ORDER BY id{}",
+        c.lock_clause()
+    );
+    query_as(c, &sql, &params)
 }
 
 /// The market's active positions, oldest first.

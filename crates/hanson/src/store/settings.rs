@@ -1,15 +1,16 @@
 //! What callers choose about the store: connection settings, and how a failed write is undone.
 
-/// How a failed write is undone when SQLite runs it in a group commit with others.
+/// How a failed write is undone when it runs in one transaction with others: SQLite's group
+/// commit, or (for `WholeBatch`) PostgreSQL's trade batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Undo {
     /// In a savepoint of its own: a failure at any point undoes this write alone. SQLite
     /// copies every page the write touches into the savepoint's journal first.
     Savepoint,
-    /// For writes that make every check before their first change: no savepoint. If one
-    /// fails after changing rows all the same (a storage error, a panic), or the copies the
-    /// group commit keeps in memory (`hot`), the whole group commit is rolled back and every
-    /// write in it fails.
+    /// For writes that make every check before their first change (trades): no savepoint.
+    /// If one fails after changing rows all the same (a storage error, a panic), or the
+    /// copies the batch keeps in memory (`hot`), the whole batch is rolled back: on SQLite
+    /// every write in it fails; on PostgreSQL each runs again alone (`postgres::batch`).
     WholeBatch,
 }
 

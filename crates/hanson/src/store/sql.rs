@@ -196,6 +196,13 @@ pub trait Conn {
     fn exec(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64>;
     fn query(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Row>>;
 
+    /// Runs a write whose row count nothing needs and whose rows nothing in this transaction
+    /// reads before it ends. A PostgreSQL trade batch sends all of these in one round trip
+    /// before its COMMIT (`postgres::batch`); elsewhere it runs at once.
+    fn exec_later(&mut self, sql: &str, params: &[Param<'_>]) -> Result<()> {
+        self.exec(sql, params).map(|_| ())
+    }
+
     fn query_opt(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Option<Row>> {
         Ok(self.query(sql, params)?.into_iter().next())
     }

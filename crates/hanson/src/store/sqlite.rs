@@ -199,7 +199,7 @@ impl SqliteBackend {
                 (None, _) => (None, false),
                 // Such a write may read what the batch's trades keep in memory, so that is
                 // written first; it runs without copies, which its savepoint could not undo.
-                (Some(conn), Undo::Savepoint) => match flush_kept_rows(conn) {
+                (Some(conn), Undo::Savepoint) => match super::hot::flush(conn) {
                     Ok(()) => {
                         let hot = conn.hot.take();
                         let result = run_in_savepoint(conn, op);
@@ -338,7 +338,7 @@ fn run_writer(conn: Connection, queue: mpsc::Receiver<Job>, flusher: Flusher) {
         let committed = if spoiled {
             Err("an operation of the same group commit failed after writing; all were rolled back".to_string())
         } else {
-            flush_kept_rows(&mut sql_conn)
+            super::hot::flush(&mut sql_conn)
                 .map_err(|e| format!("the rows the group commit kept in memory could not be written: {e}"))
                 .and_then(|()| run_cached(&conn, "COMMIT").map_err(|e| e.to_string()))
         };
@@ -621,24 +621,6 @@ impl Conn for SqliteConn<'_> {
         Ok(out)
     }
 }
-
-/// Writes every row changed in memory and forgets them all; the next read loads them again.
-/// Called before COMMIT and before a write that is not a trade.
-fn flush_kept_rows(c: &mut dyn Conn) -> Result<()> {
-    let Some(hot) = c.hot() else {
-        return Ok(());
-    };
-    let (markets, balances) = hot.take();
-    for (account_id, balance) in &balances {
-        super::ledger::set_balance(c, account_id, *balance)?;
-    }
-    for m in markets {
-        super::markets::write_totals(c, &m.record, &m.record.outcomes, m.trades)?;
-        super::history::upsert_candles(c, &m.record.id, &m.candles)?;
-    }
-    Ok(())
-}
-
 
 #[cfg(test)]
 mod tests {

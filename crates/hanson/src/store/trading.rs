@@ -4,11 +4,11 @@
 //! emit the events the change causes.
 
 use super::history;
-use super::hot::TradeTotals;
+use super::hot::{KeptSession, TradeTotals};
 use super::ledger::{self, Account, Kind, Transfer};
 use super::markets;
 use super::positions::{self, active_positions};
-use super::sql::{Conn, Param};
+use super::sql::{id_list, Conn, Param};
 use crate::domain::event::{Event, OutcomePrice, TradeCreated};
 use crate::domain::ids::{MarketId, OutcomeId, PositionId, TradeId, WalletId};
 use crate::domain::market::{Market, MarketStatus};
@@ -107,7 +107,7 @@ fn record_trade(c: &mut dyn Conn, t: &Trade, trader: &Trader, wallet_address: &s
         pool: f.pool_after,
         at: t.at,
     };
-    c.exec(
+    c.exec_later(
         "INSERT INTO trades (id, market_id, outcome_id, wallet_id, wallet_address, session_id, transaction_type, amount, \
          net_amount, fee, shares, price, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
         &[
@@ -235,22 +235,90 @@ fn move_trade_money(c: &mut dyn Conn, t: &Trade, money: TradeMoney<'_>) -> Resul
 /// must exist, be unrevoked and belong to the token's wallet and provider. Returns the
 /// wallet's address.
 pub fn live_session(c: &mut dyn Conn, trader: &Trader) -> Result<String> {
-    let row = c.query_opt(
-        "SELECT s.wallet_id, s.provider_id, s.revoked_at, s.expires_at, w.address FROM sessions s JOIN wallets w ON w.id = s.wallet_id WHERE s.id = $1",
-        &[Param::Text(&trader.session_id)],
-    )?;
-    let Some(r) = row else { return Err(Error::Unauthenticated("the session has ended")) };
-    let session = Session {
-        id: trader.session_id.clone(),
-        wallet_id: r.text(0)?.into(),
-        provider_id: r.text(1)?.into(),
-        revoked: r.opt_int(2)?.is_some(),
-        expires_at: r.int(3)?,
+    let kept = match c.hot().and_then(|hot| hot.session(&trader.session_id).cloned()) {
+        Some(kept) => Some(kept),
+        None => sessions(c, &[trader.session_id.as_str()])?.pop(),
     };
-    if !session.is_live_for(&trader.wallet_id, &trader.provider_id) {
-        return Err(Error::Unauthenticated("the session has ended"));
+    match kept {
+        Some(KeptSession { session, address }) if session.is_live_for(&trader.wallet_id, &trader.provider_id) => Ok(address),
+        _ => Err(Error::Unauthenticated("the session has ended")),
     }
-    r.text(4)
+}
+
+/// The sessions among `ids` that exist, with their wallets' addresses.
+fn sessions(c: &mut dyn Conn, ids: &[&str]) -> Result<Vec<KeptSession>> {
+    let (list, params) = id_list(ids);
+    let sql = format!(
+        "SELECT s.id, s.wallet_id, s.provider_id, s.revoked_at, s.expires_at, w.address FROM sessions s JOIN wallets w ON w.id = s.wallet_id WHERE s.id IN ({list})"
+    );
+    c.query(&sql, &params)?
+        .iter()
+        .map(|r| {
+            let session = Session {
+                id: r.text(0)?.into(),
+                wallet_id: r.text(1)?.into(),
+                provider_id: r.text(2)?.into(),
+                revoked: r.opt_int(3)?.is_some(),
+                expires_at: r.int(4)?,
+            };
+            Ok(KeptSession { session, address: r.text(5)? })
+        })
+        .collect()
+}
+
+/// What a trade reads first, named before it runs, so that a batch of trades can read the
+/// rows of all of them at once ([`preload`]).
+#[derive(Debug, Clone)]
+pub struct TradeKeys {
+    pub session_id: String,
+    pub wallet_id: String,
+    pub market_id: String,
+    pub outcome_id: String,
+}
+
+/// One of each `field` of `keys`, in order.
+fn distinct<'k>(keys: &'k [TradeKeys], field: impl Fn(&'k TradeKeys) -> &'k String) -> Vec<&'k str> {
+    let mut values: Vec<&str> = keys.iter().map(|k| field(k).as_str()).collect();
+    values.sort_unstable();
+    values.dedup();
+    values
+}
+
+/// Reads the rows the trades of one batch start from, a statement per kind instead of
+/// several per trade, into the batch's kept rows (`hot`): the markets (locked, in id order),
+/// the sessions, the positions held and the balances the trades move. A trade then finds
+/// them there, as it finds what earlier trades of its batch left. Nothing is read for
+/// keys that name nothing; their trades fail as they would alone.
+pub fn preload(c: &mut dyn Conn, keys: &[TradeKeys]) -> Result<()> {
+    if c.hot().is_none() || keys.is_empty() {
+        return Ok(());
+    }
+    let mut accounts: Vec<String> = Vec::new();
+    for m in markets::markets_by_id(c, &distinct(keys, |k| &k.market_id), true)? {
+        accounts.push(ledger::pool_account(&m.id));
+        accounts.push(ledger::wallet_account(&m.creator_wallet_id, &m.token.id));
+        accounts.push(ledger::platform_account(&m.token.id));
+        for k in keys.iter().filter(|k| k.market_id == m.id) {
+            accounts.push(ledger::wallet_account(&k.wallet_id, &m.token.id));
+        }
+        if let Some(hot) = c.hot() {
+            hot.keep(m);
+        }
+    }
+    let found = sessions(c, &distinct(keys, |k| &k.session_id))?;
+    let held = positions::positions_of(c, &distinct(keys, |k| &k.wallet_id), &distinct(keys, |k| &k.outcome_id))?;
+    accounts.sort_unstable();
+    accounts.dedup();
+    let account_ids: Vec<&str> = accounts.iter().map(String::as_str).collect();
+    let balances = ledger::stored_balances(c, &account_ids)?;
+    let Some(hot) = c.hot() else { return Ok(()) };
+    found.into_iter().for_each(|s| hot.keep_session(s));
+    for k in keys {
+        let position = held.iter().find(|p| p.wallet_id.as_str() == k.wallet_id && p.outcome_id.as_str() == k.outcome_id);
+        hot.keep_position(&k.wallet_id, &k.outcome_id, position.cloned());
+    }
+    hot.keep_balances(balances);
+    Ok(())
 }
 
 /// `address` is the wallet's, as [`live_session`] returned it in this transaction.

@@ -51,7 +51,9 @@ mod users;
 #[path = "../api/webhooks.rs"]
 mod webhooks;
 
-// PostgreSQL only: several nodes on one database, NUMERIC on the wire, bad URLs, outages.
+// PostgreSQL only: trade batches, several nodes on one database, NUMERIC on the wire, bad
+// URLs, outages.
+mod batches;
 mod multinode;
 mod nodes;
 mod outage;

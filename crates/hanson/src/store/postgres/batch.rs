@@ -1,0 +1,183 @@
+//! Trade batches: the bets and sells a node has waiting run in one transaction with one
+//! commit, as SQLite's group commit does. Each trade holding its market's row lock across its
+//! own round trips and commit ran one market at about one trade per commit; a batch takes
+//! the lock once, keeps the market and the balances its trades change in memory (`hot`),
+//! writes each row once, and commits once for all of them.
+//!
+//! Every batch first takes one advisory lock (`TRADE_BATCH_LOCK`), so the batches of all
+//! nodes sharing the database run one after another: a batch locks markets and accounts in
+//! the order its trades come, and two batches running at once could each hold a row the
+//! other waits for. Writes that are not trades run beside the batches as before.
+//!
+//! The batch reads the rows its trades start from (markets, sessions, positions, balances)
+//! with a statement per kind (`trading::preload`), and sends the rows its trades write in one
+//! round trip before COMMIT (`Conn::exec_later`).
+//!
+//! A trade that fails before its first write (a rule, a balance) fails alone and the batch
+//! goes on. One that fails after writing, or a batch that cannot commit for a lost race,
+//! rolls the batch back; each of its trades then runs again alone, in a transaction of its
+//! own, so only the failing one fails. A trade is answered only after its commit.
+
+use std::sync::{mpsc, Arc};
+
+use tokio::sync::oneshot;
+
+use super::{pg_error, retry_cause, InUse, PgConn, Pool, BEGIN_WRITE};
+use crate::store::hot::{self, HotRows};
+use crate::store::trading::{self, TradeKeys};
+use crate::store::sql::Conn;
+use crate::error::{Error, Result};
+
+/// Most trades one batch carries. Replies wait for the whole batch, so a batch stays small
+/// enough that its first trade is not held long.
+const MAX_BATCH: usize = 64;
+/// Key of the advisory lock every trade batch holds until it ends ("hanson" + 1).
+const TRADE_BATCH_LOCK: i64 = 0x6861_6e73_6f6e_01;
+
+/// A trade waiting for its batch.
+pub(super) trait Member: Send {
+    /// The rows the trade reads first.
+    fn keys(&self) -> &TradeKeys;
+    /// Runs a copy of the operation inside the batch's transaction, keeping its result.
+    /// Returns false if it failed after writing: the batch must be rolled back.
+    fn run(&mut self, conn: &mut PgConn<'_>) -> bool;
+    /// Answers with the kept result once the batch is committed, or with why it was not.
+    fn answer(self: Box<Self>, committed: std::result::Result<(), &Error>);
+    /// Runs the operation alone, in a transaction of its own, and answers.
+    fn run_alone(self: Box<Self>, pool: &Pool);
+}
+
+struct Waiting<T, F> {
+    keys: TradeKeys,
+    op: F,
+    result: Option<Result<T>>,
+    reply: oneshot::Sender<Result<T>>,
+}
+
+impl<T, F> Member for Waiting<T, F>
+where
+    T: Send + 'static,
+    F: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
+{
+    fn keys(&self) -> &TradeKeys {
+        &self.keys
+    }
+
+    fn run(&mut self, conn: &mut PgConn<'_>) -> bool {
+        let before = conn.changes();
+        let op = self.op.clone();
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| op(conn)))
+            .unwrap_or_else(|_| Err(Error::internal("store operation panicked")));
+        let spoiled = result.is_err() && (conn.failure.is_some() || conn.changes() != before);
+        self.result = Some(result);
+        !spoiled
+    }
+
+    fn answer(self: Box<Self>, committed: std::result::Result<(), &Error>) {
+        let outcome = match (self.result, committed) {
+            // It failed before writing: its own error stands, whatever became of the batch.
+            (Some(Err(e)), _) => Err(e),
+            (Some(Ok(value)), Ok(())) => Ok(value),
+            (_, Err(e)) => Err(same_kind(e)),
+            (None, Ok(())) => Err(Error::internal("the trade was not run")),
+        };
+        let _ = self.reply.send(outcome);
+    }
+
+    fn run_alone(self: Box<Self>, pool: &Pool) {
+        let _ = self.reply.send(pool.write_retrying(self.op));
+    }
+}
+
+/// The batch's failure, for each of its trades.
+fn same_kind(e: &Error) -> Error {
+    match e {
+        Error::Unavailable(message) => Error::Unavailable(message.clone()),
+        other => Error::internal(other.to_string()),
+    }
+}
+
+/// Queues `op` for the next batch; resolves once that batch is committed.
+pub(super) async fn submit<T, F>(queue: &mpsc::Sender<Box<dyn Member>>, keys: TradeKeys, op: F) -> Result<T>
+where
+    T: Send + 'static,
+    F: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
+{
+    let (reply, answer) = oneshot::channel();
+    queue
+        .send(Box::new(Waiting { keys, op, result: None, reply }))
+        .map_err(|_| Error::internal("the PostgreSQL trade batcher stopped"))?;
+    answer.await.map_err(|_| Error::internal("the PostgreSQL trade batcher dropped a trade"))?
+}
+
+/// Starts the thread that runs the batches; it ends when every sender is gone.
+pub(super) fn start(pool: Arc<Pool>) -> Result<mpsc::Sender<Box<dyn Member>>> {
+    let (queue, waiting) = mpsc::channel::<Box<dyn Member>>();
+    std::thread::Builder::new()
+        .name("pg-trade-batches".into())
+        .spawn(move || {
+            while let Ok(first) = waiting.recv() {
+                let mut members = vec![first];
+                while members.len() < MAX_BATCH {
+                    match waiting.try_recv() {
+                        Ok(next) => members.push(next),
+                        Err(_) => break,
+                    }
+                }
+                pool.run_batch(members);
+            }
+        })
+        .map_err(Error::internal)?;
+    Ok(queue)
+}
+
+impl Pool {
+    fn run_batch(&self, mut members: Vec<Box<dyn Member>>) {
+        let _in_use = InUse::start();
+        let started = std::time::Instant::now();
+        let mut pc = match self.begin(BEGIN_WRITE) {
+            Ok(pc) => pc,
+            Err(e) => {
+                members.into_iter().for_each(|m| m.answer(Err(&e)));
+                return;
+            }
+        };
+        let locked = pc.client.batch_execute(&format!("SELECT pg_advisory_xact_lock({TRADE_BATCH_LOCK})"));
+        let mut conn = PgConn::new(&mut pc, Some(HotRows::default()));
+        let keys: Vec<TradeKeys> = members.iter().map(|m| m.keys().clone()).collect();
+        let whole = locked.is_ok()
+            && trading::preload(&mut conn, &keys).is_ok()
+            && members.iter_mut().all(|m| m.run(&mut conn))
+            && hot::flush(&mut conn).is_ok()
+            && conn.send_later().is_ok()
+            && conn.failure.is_none();
+        if whole {
+            match pc.client.batch_execute("COMMIT") {
+                Ok(()) => {
+                    self.give_back(pc, true);
+                    let metrics = crate::metrics::metrics();
+                    metrics.pg_batch_size.observe(members.len() as f64);
+                    metrics.pg_batch_seconds.observe(started.elapsed().as_secs_f64());
+                    members.into_iter().for_each(|m| m.answer(Ok(())));
+                    return;
+                }
+                // A lost race at COMMIT committed nothing: run each trade again below. Any
+                // other failure leaves the outcome unknown, and is reported as it is.
+                Err(e) if retry_cause(e.code()).is_none() => {
+                    let healthy = pc.client.batch_execute("ROLLBACK").is_ok();
+                    self.give_back(pc, healthy);
+                    let e = pg_error(&e);
+                    members.into_iter().for_each(|m| m.answer(Err(&e)));
+                    return;
+                }
+                Err(_) => {}
+            }
+        }
+        let healthy = pc.client.batch_execute("ROLLBACK").is_ok();
+        self.give_back(pc, healthy);
+        crate::metrics::metrics().write_retries.get_or_create(&[("cause", "batch")]).inc();
+        for member in members {
+            member.run_alone(self);
+        }
+    }
+}
