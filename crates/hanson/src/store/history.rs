@@ -227,11 +227,17 @@ pub fn insert_price_points(c: &mut dyn Conn, market_id: &str, points: &[NewPrice
 /// Points of one market arrive in time order (trades lock the market and never move its
 /// clock backwards), so the newest rows are the candles' last.
 pub fn upsert_candles(c: &mut dyn Conn, market_id: &str, candles: &[Candle]) -> Result<()> {
-    if candles.is_empty() {
+    upsert_candles_of(c, &[(market_id, candles)])
+}
+
+/// [`upsert_candles`] for several markets in one statement (no two rows of one candle).
+pub fn upsert_candles_of(c: &mut dyn Conn, markets: &[(&str, &[Candle])]) -> Result<()> {
+    let count: usize = markets.iter().map(|(_, candles)| candles.len()).sum();
+    if count == 0 {
         return Ok(());
     }
-    let mut params: Vec<Param<'_>> = Vec::with_capacity(candles.len() * 8);
-    for candle in candles {
+    let mut params: Vec<Param<'_>> = Vec::with_capacity(count * 8);
+    for (market_id, candle) in markets.iter().flat_map(|(m, candles)| candles.iter().map(move |candle| (*m, candle))) {
         params.extend([
             Param::Text(market_id),
             Param::Int(candle.width),
@@ -247,7 +253,7 @@ pub fn upsert_candles(c: &mut dyn Conn, market_id: &str, candles: &[Candle]) -> 
         "INSERT INTO price_candles (market_id, width, start, outcome_id, price, cum_before, cum_after, points) VALUES {} \
          ON CONFLICT (market_id, width, start, outcome_id) DO UPDATE \
          SET price = excluded.price, cum_after = excluded.cum_after, points = price_candles.points + excluded.points",
-        value_rows(candles.len(), 8)
+        value_rows(count, 8)
     );
     c.exec_later(&sql, &params)?;
     Ok(())

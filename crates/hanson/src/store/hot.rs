@@ -231,18 +231,25 @@ pub fn flush(c: &mut dyn Conn) -> Result<()> {
     let (markets, balances, positions) = hot.take();
     super::positions::upsert_positions(c, &positions)?;
     match c.dialect() {
-        // One statement for all: each statement of a PostgreSQL batch costs a parse and plan.
-        Dialect::Postgres => super::ledger::set_balances(c, &balances)?,
+        // One statement per table: each statement of a PostgreSQL batch costs a parse and a
+        // plan. SQLite's cached statements cost neither, and its planner may scan a whole
+        // table to update from a list of values.
+        Dialect::Postgres => {
+            super::ledger::set_balances(c, &balances)?;
+            let totals: Vec<(&Market, i64)> = markets.iter().map(|m| (&m.record, m.trades)).collect();
+            super::markets::write_totals_of(c, &totals)?;
+        }
         Dialect::Sqlite => {
             for (account_id, balance) in &balances {
                 super::ledger::set_balance(c, account_id, *balance)?;
             }
+            for m in &markets {
+                super::markets::write_totals(c, &m.record, &m.record.outcomes, m.trades)?;
+            }
         }
     }
-    for m in markets {
-        super::markets::write_totals(c, &m.record, &m.record.outcomes, m.trades)?;
-        super::history::upsert_candles(c, &m.record.id, &m.candles)?;
-    }
+    let candles: Vec<(&str, &[Candle])> = markets.iter().map(|m| (m.record.id.as_str(), m.candles.as_slice())).collect();
+    super::history::upsert_candles_of(c, &candles)?;
     if let Some((node, rows)) = events {
         super::events::write(c, &rows, &node, crate::domain::time::now_micros())?;
     }

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value as Json;
 
 use super::ledger::{self, Account, Kind, Transfer};
-use super::sql::{id_list, query_as, Conn, Dialect, FromRow, Param, Row};
+use super::sql::{id_list, query_as, value_rows, Conn, Dialect, FromRow, Param, Row};
 use super::tenants;
 use crate::domain::event::Event;
 use crate::domain::ids::{MarketId, OutcomeId};
@@ -900,6 +900,39 @@ pub fn write_totals(c: &mut dyn Conn, m: &Market, outcomes: &[Outcome], trades: 
         &[Param::Money(m.total_volume), Param::Int(trades), Param::Int(m.updated_at), Param::Text(&m.id)],
     )?;
     Ok(())
+}
+
+/// [`write_totals`] of several markets (each with all its outcomes), a statement per table.
+pub fn write_totals_of(c: &mut dyn Conn, markets: &[(&Market, i64)]) -> Result<()> {
+    if markets.is_empty() {
+        return Ok(());
+    }
+    let outcomes: Vec<&Outcome> = markets.iter().flat_map(|(m, _)| &m.outcomes).collect();
+    let mut params: Vec<Param<'_>> = Vec::with_capacity(outcomes.len() * 3);
+    for o in &outcomes {
+        params.extend([Param::Text(&o.id), Param::Money(o.total_shares), Param::Money(o.total_volume)]);
+    }
+    c.exec_later(
+        &format!(
+            "WITH v(id, total_shares, total_volume) AS (VALUES {}) \
+             UPDATE outcomes SET total_shares = v.total_shares, total_volume = v.total_volume FROM v WHERE outcomes.id = v.id",
+            value_rows(outcomes.len(), 3)
+        ),
+        &params,
+    )?;
+    let mut params: Vec<Param<'_>> = Vec::with_capacity(markets.len() * 4);
+    for (m, trades) in markets {
+        params.extend([Param::Text(&m.id), Param::Money(m.total_volume), Param::Int(*trades), Param::Int(m.updated_at)]);
+    }
+    c.exec_later(
+        &format!(
+            "WITH v(id, total_volume, trades, updated_at) AS (VALUES {}) \
+             UPDATE markets SET total_volume = v.total_volume, trade_count = trade_count + v.trades, updated_at = v.updated_at, \
+             revision = revision + 1 FROM v WHERE markets.id = v.id",
+            value_rows(markets.len(), 4)
+        ),
+        &params,
+    )
 }
 
 /// The settlement terms of a resolved market: (numerator, denominator) per winning share.
