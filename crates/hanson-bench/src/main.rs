@@ -107,6 +107,11 @@ struct Args {
     /// Webhook endpoints of the webhooks scenario.
     #[arg(long, default_value_t = 10)]
     endpoints: usize,
+    /// `hanson serve` processes launched on the one PostgreSQL database of hot_market and
+    /// many_markets, the trading clients split evenly across them (client i trades on node
+    /// i mod N).
+    #[arg(long, default_value_t = 1)]
+    nodes: usize,
 }
 
 impl Args {
@@ -136,6 +141,7 @@ enum Prepared {
 struct ScenarioResult {
     name: &'static str,
     backend: &'static str,
+    nodes: usize,
     clients: usize,
     seconds: f64,
     main: RunStats,
@@ -186,6 +192,7 @@ fn scenario_json(r: &ScenarioResult) -> String {
     let mut fields: Vec<(&str, Value)> = vec![
         ("scenario", json!(r.name)),
         ("backend", json!(r.backend)),
+        ("nodes", json!(r.nodes)),
         ("clients", json!(r.clients)),
         ("seconds", round(r.seconds, 1)),
     ];
@@ -301,6 +308,8 @@ fn scenario_database(args: &Args) -> Result<Database> {
 struct Target {
     server: Option<Server>,
     base: String,
+    /// Further nodes on the same database (`--nodes`).
+    more: Vec<Server>,
 }
 
 impl Target {
@@ -321,13 +330,22 @@ async fn run_scenario(args: &Args, name: &'static str) -> Result<ScenarioResult>
     let db = scenario_database(args)?;
     let backend = env::backend_of(&db.url);
     let mut target = match &args.url {
-        Some(url) => Target { server: None, base: url.trim_end_matches('/').to_string() },
+        Some(url) => Target { server: None, base: url.trim_end_matches('/').to_string(), more: Vec::new() },
         None => {
             let server = Server::launch(&bin, &db.url, &db.scratch_dir(), &[])?;
             let base = server.base.clone();
-            Target { server: Some(server), base }
+            Target { server: Some(server), base, more: Vec::new() }
         }
     };
+    let nodes = args.nodes.max(1);
+    if nodes > 1 {
+        if args.url.is_some() || backend != "postgres" || !matches!(name, "hot_market" | "many_markets") {
+            return Err("--nodes needs a launched server on PostgreSQL and a trading scenario (hot_market, many_markets)".into());
+        }
+        for _ in 1..nodes {
+            target.more.push(Server::launch(&bin, &db.url, &db.scratch_dir(), &[])?);
+        }
+    }
     let owned = target.server.is_some();
     eprintln!("[{name}] {backend} database {}; server {}", redact(&db.url), target.base);
     let api = Api::new(&target.base);
@@ -419,9 +437,11 @@ async fn run_scenario(args: &Args, name: &'static str) -> Result<ScenarioResult>
             for (i, s) in sessions.into_iter().enumerate() {
                 slices[i % clients].push(s);
             }
+            let bases: Vec<&str> = std::iter::once(base.as_str()).chain(target.more.iter().map(|s| s.base.as_str())).collect();
             let traders = slices
                 .into_iter()
-                .map(|wallets| workers::Trader::new(&base, markets.clone(), wallets, args.sell_share))
+                .enumerate()
+                .map(|(i, wallets)| workers::Trader::new(bases[i % bases.len()], markets.clone(), wallets, args.sell_share))
                 .collect();
             measure(args, traders, |t: workers::Trader| t.step()).await
         }
@@ -433,7 +453,11 @@ async fn run_scenario(args: &Args, name: &'static str) -> Result<ScenarioResult>
             measure(args, readers, |r: workers::HistoryReader| r.step()).await
         }
     };
-    let server_died = target.server.as_mut().and_then(|s| s.exited().map(|status| format!("{status}; log: {}", s.log.display())));
+    let server_died = target
+        .server
+        .iter_mut()
+        .chain(target.more.iter_mut())
+        .find_map(|s| s.exited().map(|status| format!("{status}; log: {}", s.log.display())));
     eprintln!("[{name}] audit");
     let (audit_ok, audit_report) = env::audit(&bin, &db.url)?;
     if !audit_ok {
@@ -442,10 +466,12 @@ async fn run_scenario(args: &Args, name: &'static str) -> Result<ScenarioResult>
     if let Some(server) = target.server.take() {
         server.stop();
     }
+    target.more.drain(..).for_each(Server::stop);
     drop(db);
     Ok(ScenarioResult {
         name,
         backend,
+        nodes,
         clients,
         seconds: args.duration,
         main,
