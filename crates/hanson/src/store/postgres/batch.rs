@@ -117,14 +117,7 @@ pub(super) fn start(pool: Arc<Pool>) -> Result<mpsc::Sender<Box<dyn Member>>> {
         .name("pg-trade-batches".into())
         .spawn(move || {
             while let Ok(first) = waiting.recv() {
-                let mut members = vec![first];
-                while members.len() < MAX_BATCH {
-                    match waiting.try_recv() {
-                        Ok(next) => members.push(next),
-                        Err(_) => break,
-                    }
-                }
-                pool.run_batch(members);
+                pool.run_batch(first, &waiting);
             }
         })
         .map_err(Error::internal)?;
@@ -132,9 +125,11 @@ pub(super) fn start(pool: Arc<Pool>) -> Result<mpsc::Sender<Box<dyn Member>>> {
 }
 
 impl Pool {
-    fn run_batch(&self, mut members: Vec<Box<dyn Member>>) {
+    /// Runs `first` and the trades waiting behind it, up to `MAX_BATCH`.
+    fn run_batch(&self, first: Box<dyn Member>, waiting: &mpsc::Receiver<Box<dyn Member>>) {
         let _in_use = InUse::start();
         let started = std::time::Instant::now();
+        let mut members = vec![first];
         let mut pc = match self.begin(BEGIN_WRITE) {
             Ok(pc) => pc,
             Err(e) => {
@@ -143,6 +138,9 @@ impl Pool {
             }
         };
         let locked = pc.client.batch_execute(&format!("SELECT pg_advisory_xact_lock({TRADE_BATCH_LOCK})"));
+        // Taken once the lock is held: trades that arrived while another node's batch ran
+        // join this one (two nodes took turns with half-sized batches before).
+        members.extend(waiting.try_iter().take(MAX_BATCH - 1));
         let mut conn = PgConn::new(&mut pc, Some(HotRows::default()));
         let keys: Vec<TradeKeys> = members.iter().map(|m| m.keys().clone()).collect();
         let whole = locked.is_ok()
