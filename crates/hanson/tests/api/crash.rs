@@ -169,6 +169,15 @@ async fn load_and_crash(server: ServeProcess, m: &Arc<Market>, round: usize, cou
     }
     tokio::time::sleep(LOAD).await;
     let before_kill = sent.lock().unwrap().len();
+    if matches!(crate::BACKEND, Backend::Postgres) {
+        // The kill falls on trade batches: some carried more than one bet.
+        let metrics = client.get(format!("{}/metrics", m.base)).send().await.unwrap().text().await.unwrap();
+        let value = |name: &str| -> f64 {
+            metrics.lines().find_map(|l| l.strip_prefix(name)).and_then(|v| v.trim().parse().ok()).unwrap_or(0.0)
+        };
+        let (trades, batches) = (value("hanson_postgres_trade_batch_size_sum "), value("hanson_postgres_trade_batch_size_count "));
+        assert!(batches > 0.0 && trades > batches, "bets were not batched: {trades} in {batches} batches");
+    }
     server.crash();
     stop.store(true, Ordering::SeqCst);
     while let Some(r) = tasks.join_next().await {
