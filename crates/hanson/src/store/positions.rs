@@ -38,6 +38,24 @@ pub fn position_of(c: &mut dyn Conn, wallet_id: &str, outcome_id: &str) -> Resul
     query_opt_as(c, &sql, &[Param::Text(wallet_id), Param::Text(outcome_id)])
 }
 
+const INSERT_POSITIONS: &str =
+    "INSERT INTO positions (id, market_id, outcome_id, wallet_id, shares, total_invested, status, created_at, updated_at) VALUES";
+
+/// A position's values for the columns of [`INSERT_POSITIONS`].
+fn new_row(p: &Position) -> [Param<'_>; 9] {
+    [
+        Param::Text(&p.id),
+        Param::Text(&p.market_id),
+        Param::Text(&p.outcome_id),
+        Param::Text(&p.wallet_id),
+        Param::Money(p.shares),
+        Param::Money(p.total_invested),
+        Param::Text(p.status.as_str()),
+        Param::Int(p.created_at),
+        Param::Int(p.updated_at),
+    ]
+}
+
 /// Stores a position: inserted when `stored_status` is None (it was never stored), else
 /// updated from that status.
 pub fn save_position(c: &mut dyn Conn, p: &Position, stored_status: Option<PositionStatus>) -> Result<()> {
@@ -45,21 +63,7 @@ pub fn save_position(c: &mut dyn Conn, p: &Position, stored_status: Option<Posit
         return Ok(());
     }
     match stored_status {
-        None => c.exec(
-            "INSERT INTO positions (id, market_id, outcome_id, wallet_id, shares, total_invested, status, created_at, updated_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-            &[
-                Param::Text(&p.id),
-                Param::Text(&p.market_id),
-                Param::Text(&p.outcome_id),
-                Param::Text(&p.wallet_id),
-                Param::Money(p.shares),
-                Param::Money(p.total_invested),
-                Param::Text(p.status.as_str()),
-                Param::Int(p.created_at),
-                Param::Int(p.updated_at),
-            ],
-        )?,
+        None => c.exec(&format!("{INSERT_POSITIONS} {}", value_rows(1, 9)), &new_row(p))?,
         // Leaving an unchanged status out keeps SQLite from rewriting the position's entry in
         // the (market_id, status) index on every trade.
         Some(status) if status == p.status => c.exec(
@@ -79,23 +83,9 @@ pub fn upsert_positions(c: &mut dyn Conn, positions: &[Position]) -> Result<()> 
     if positions.is_empty() {
         return Ok(());
     }
-    let mut params: Vec<Param<'_>> = Vec::with_capacity(positions.len() * 9);
-    for p in positions {
-        params.extend([
-            Param::Text(&p.id),
-            Param::Text(&p.market_id),
-            Param::Text(&p.outcome_id),
-            Param::Text(&p.wallet_id),
-            Param::Money(p.shares),
-            Param::Money(p.total_invested),
-            Param::Text(p.status.as_str()),
-            Param::Int(p.created_at),
-            Param::Int(p.updated_at),
-        ]);
-    }
+    let params: Vec<Param<'_>> = positions.iter().flat_map(new_row).collect();
     let sql = format!(
-        "INSERT INTO positions (id, market_id, outcome_id, wallet_id, shares, total_invested, status, created_at, updated_at) VALUES {} \
-         ON CONFLICT (id) DO UPDATE SET shares = excluded.shares, total_invested = excluded.total_invested, \
+        "{INSERT_POSITIONS} {} ON CONFLICT (id) DO UPDATE SET shares = excluded.shares, total_invested = excluded.total_invested, \
          status = excluded.status, updated_at = excluded.updated_at",
         value_rows(positions.len(), 9)
     );

@@ -611,6 +611,9 @@ fn render(out: &mut String, sql: &str, params: &[Param<'_>]) -> Result<()> {
             Param::Int(v) if *v < 0 => write!(out, "({v})").map_err(Error::internal)?,
             Param::Int(v) => write!(out, "{v}").map_err(Error::internal)?,
             Param::Money(m) => write!(out, "{m}").map_err(Error::internal)?,
+            // The simple protocol ends a query at a NUL; a value holding one is refused (the
+            // trade then runs alone, bound as a parameter, and the server refuses it there).
+            Param::Text(s) if s.contains('\0') => return Err(Error::internal("a text value holds a NUL character")),
             Param::Text(s) => {
                 out.push('\'');
                 out.push_str(&s.replace('\'', "''"));
@@ -687,5 +690,54 @@ impl Conn for PgConn<'_> {
         rows.iter()
             .map(|row| (0..row.len()).map(|i| column(row, i)).collect::<Result<Vec<_>>>().map(Row))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rendered(sql: &str, params: &[Param<'_>]) -> Result<String> {
+        let mut out = String::new();
+        render(&mut out, sql, params).map(|()| out)
+    }
+
+    #[test]
+    fn render_writes_each_parameter_as_a_literal() {
+        let params: Vec<Param<'_>> = vec![
+            Param::Text("it's"),
+            Param::Int(-5),
+            Param::Int(7),
+            Param::Money(u128::MAX),
+            Param::Null,
+            Param::Blob(&[0, 0xab, 0xff]),
+            Param::Text("back\\slash $2"),
+            Param::Int(8),
+            Param::Int(9),
+            Param::Text("tenth"),
+        ];
+        let sql = "INSERT INTO t VALUES ($1, $2, $3, $4, $5, $6, $7, $10, $1::text) -- $ alone";
+        assert_eq!(
+            rendered(sql, &params).unwrap(),
+            "INSERT INTO t VALUES ('it''s', (-5), 7, 340282366920938463463374607431768211455, NULL, '\\x00abff'::bytea, \
+             'back\\slash $2', 'tenth', 'it''s'::text) -- $ alone"
+        );
+    }
+
+    #[test]
+    fn render_refuses_a_missing_parameter_and_a_nul() {
+        assert!(rendered("SELECT $2", &[Param::Int(1)]).is_err());
+        assert!(rendered("SELECT $0", &[Param::Int(1)]).is_err());
+        assert!(rendered("SELECT $1", &[Param::Text("a\0b")]).is_err());
+    }
+
+    #[test]
+    fn only_plain_inserts_are_merged() {
+        assert_eq!(insert_head("INSERT INTO t (a, b) VALUES ($1, $2), ($3, $4)"), Some("INSERT INTO t (a, b) VALUES "));
+        assert_eq!(insert_head("INSERT INTO t (a) VALUES ($1) ON CONFLICT (a) DO NOTHING"), None);
+        assert_eq!(insert_head("INSERT INTO t (a) VALUES ($1) RETURNING a"), None);
+        assert_eq!(insert_head("INSERT INTO t (a) SELECT a FROM u"), None);
+        assert_eq!(insert_head("UPDATE t SET a = $1"), None);
+        assert_eq!(insert_head("WITH v AS (VALUES ($1)) INSERT INTO t (a) SELECT * FROM v"), None);
     }
 }
