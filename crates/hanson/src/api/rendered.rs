@@ -30,7 +30,7 @@ struct Rendered {
     status: MarketStatus,
     status_until: Micros,
     /// The data version under which the revision was last seen current.
-    checked: Option<i64>,
+    checked: i64,
     json: Bytes,
 }
 
@@ -41,7 +41,7 @@ impl RenderedMarkets {
     }
 
     /// Keeps the rendering of `m`, shown with `status`, as loaded after `data_version` was read.
-    pub fn put(&self, m: &Market, status: MarketStatus, data_version: Option<i64>, json: Bytes) {
+    pub fn put(&self, m: &Market, status: MarketStatus, data_version: i64, json: Bytes) {
         let mut inner = self.lock();
         if inner.bytes + json.len() > MAX_RENDERED_BYTES {
             *inner = Inner::default();
@@ -63,18 +63,18 @@ impl RenderedMarkets {
 impl Renderings for RenderedMarkets {
     type Item = Bytes;
 
-    fn kept(&self, ids: &[Arc<str>], data_version: Option<i64>, now: Micros) -> Vec<Kept<Bytes>> {
+    fn kept(&self, ids: &[Arc<str>], data_version: i64, now: Micros) -> Vec<Kept<Bytes>> {
         let inner = self.lock();
         ids.iter()
             .map(|id| match inner.entries.get(id) {
-                Some(r) if data_version.is_some() && r.checked == data_version && now < r.status_until => Kept::Current(r.json.clone()),
+                Some(r) if r.checked == data_version && now < r.status_until => Kept::Current(r.json.clone()),
                 Some(_) => Kept::Unverified,
                 None => Kept::Nothing,
             })
             .collect()
     }
 
-    fn at_revision(&self, id: &str, revision: i64, status: MarketStatus, data_version: Option<i64>) -> Option<Bytes> {
+    fn at_revision(&self, id: &str, revision: i64, status: MarketStatus, data_version: i64) -> Option<Bytes> {
         let mut inner = self.lock();
         let r = inner.entries.get_mut(id).filter(|r| r.revision == revision && r.status == status)?;
         r.checked = data_version;

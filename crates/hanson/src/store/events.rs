@@ -341,7 +341,7 @@ pub fn announce_closures(c: &mut dyn Conn, now: Micros) -> Result<usize> {
 /// Whether some market is due a `market.closed` (a cheap read before a write).
 pub fn closures_due(c: &mut dyn Conn, now: Micros) -> Result<bool> {
     let row = c.query_opt(
-        "SELECT 1 FROM markets WHERE close_announced = 0 AND ends_at <= $1 AND status = 'active' LIMIT 1",
+        "SELECT 1 FROM markets WHERE close_announced = 0 AND status = 'active' AND ends_at <= $1 ORDER BY ends_at LIMIT 1",
         &[Param::Int(now)],
     )?;
     Ok(row.is_some())

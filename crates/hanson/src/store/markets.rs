@@ -386,13 +386,15 @@ fn like_pattern(query: &str) -> String {
 struct Versions {
     /// Bumped when a market is added or removed or a filtered column changes.
     set: i64,
-    /// Bumped when any market's revision changes; `None` where it is not kept (PostgreSQL).
+    /// Bumped when any market's revision changes; `None` in a cached value that no such
+    /// change can alter (lists in an order trades do not move, the catalog).
     data: Option<i64>,
 }
 
-fn versions(c: &mut dyn Conn) -> Result<Versions> {
+/// The market set's version and the data version.
+fn versions(c: &mut dyn Conn) -> Result<(i64, i64)> {
     let row = c.query_one("SELECT version, data_version FROM market_set_version", &[])?;
-    Ok(Versions { set: row.int(0)?, data: row.opt_int(1)? })
+    Ok((row.int(0)?, row.int(1)?))
 }
 
 struct Cached<T> {
@@ -402,10 +404,9 @@ struct Cached<T> {
     value: T,
 }
 
-/// Search results kept per node: the ordered market ids of each (filters, sort) and the exact
-/// total of each filter set, valid while the versions they were read under are current. A page
-/// is then a slice of a list; only volume-sorted searches without a kept data version go to the
-/// database for their ids every time. A filtered list is derived in memory from the unfiltered
+/// Search results kept per node: the ordered market ids of each (filters, sort), valid while
+/// the versions they were read under are current. A page and its total are then a slice and
+/// the length of a list. A filtered list is derived in memory from the unfiltered
 /// list of its sort and a catalog of every market's filtered columns; only a text query is
 /// matched in SQL, once per filter set.
 #[derive(Default)]
@@ -417,7 +418,6 @@ pub struct SearchCache {
 
 #[derive(Default)]
 struct CacheInner {
-    totals: HashMap<String, Cached<i64>>,
     lists: HashMap<String, Cached<Arc<Vec<u32>>>>,
     /// Market ids interned once for all lists, which hold their numbers.
     ids: Vec<Arc<str>>,
@@ -459,8 +459,8 @@ impl Filtered {
 const MAX_LISTED_IDS: usize = 8_000_000;
 /// The gate of the catalog's build (no list key looks like it).
 const CATALOG_GATE: &str = "catalog";
-/// Filter sets whose totals are kept at most.
-const MAX_CACHED_TOTALS: usize = 4096;
+/// Filter sets whose text matches (and list keys whose gates) are kept at most.
+const MAX_CACHED_FILTER_SETS: usize = 4096;
 
 impl<T: Clone> Cached<T> {
     fn current(&self, versions: Versions, now: Micros) -> Option<T> {
@@ -491,18 +491,6 @@ impl SearchCache {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn total(&self, key: &str, versions: Versions, now: Micros) -> Option<i64> {
-        self.lock().totals.get(key).and_then(|e| e.current(versions, now))
-    }
-
-    fn put_total(&self, key: String, entry: Cached<i64>) {
-        let mut inner = self.lock();
-        if inner.totals.len() >= MAX_CACHED_TOTALS {
-            inner.totals.clear();
-        }
-        inner.totals.insert(key, entry);
-    }
-
     /// Keeps what the filters read of every market, as loaded under `versions` (the set
     /// version alone: no filter reads a column a trade changes).
     fn put_catalog(&self, versions: Versions, rows: Vec<(String, Filtered)>) {
@@ -531,7 +519,7 @@ impl SearchCache {
 
     fn put_matches(&self, filters_key: String, versions: Versions, valid_until: Micros, ids: Vec<String>) {
         let mut inner = self.lock();
-        if inner.matches.len() >= MAX_CACHED_TOTALS {
+        if inner.matches.len() >= MAX_CACHED_FILTER_SETS {
             inner.matches.clear();
         }
         let numbers = ids.into_iter().map(|id| inner.intern(id)).collect();
@@ -569,7 +557,7 @@ impl SearchCache {
 
     fn gate(&self, key: &str) -> Arc<Mutex<()>> {
         let mut gates = self.gates.lock().unwrap_or_else(|e| e.into_inner());
-        if gates.len() >= MAX_CACHED_TOTALS && !gates.contains_key(key) {
+        if gates.len() >= MAX_CACHED_FILTER_SETS && !gates.contains_key(key) {
             gates.clear();
         }
         gates.entry(key.to_string()).or_default().clone()
@@ -675,10 +663,10 @@ pub trait Renderings {
     type Item;
     /// For each id, what is kept of it: a rendering known current under `data_version` whose
     /// status still holds at `now`, one to be checked against its revision, or nothing.
-    fn kept(&self, ids: &[Arc<str>], data_version: Option<i64>, now: Micros) -> Vec<Kept<Self::Item>>;
+    fn kept(&self, ids: &[Arc<str>], data_version: i64, now: Micros) -> Vec<Kept<Self::Item>>;
     /// A rendering made at this revision with this status; it becomes known current under
     /// `data_version`, which was read before the revision.
-    fn at_revision(&self, id: &str, revision: i64, status: MarketStatus, data_version: Option<i64>) -> Option<Self::Item>;
+    fn at_revision(&self, id: &str, revision: i64, status: MarketStatus, data_version: i64) -> Option<Self::Item>;
 }
 
 /// What a caller keeps of one market of a search page.
@@ -698,8 +686,8 @@ pub enum SearchHit<T> {
 
 pub struct SearchPage<T> {
     pub page: Page<SearchHit<T>>,
-    /// The data version read before any market of the page (where one is kept).
-    pub data_version: Option<i64>,
+    /// The data version read before any market of the page.
+    pub data_version: i64,
 }
 
 /// A page of a market search, reusing the caller's renderings where they are current.
@@ -772,72 +760,48 @@ pub fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &
 
     // Versions are read before the data they guard: a change committed in between makes the
     // cached value newer than its versions, never older.
-    let current = versions(c)?;
-    let (ids, total) = match (by_volume, current.data) {
-        (true, None) => {
-            // No kept data version: the page's ids from the index, the total from its cache.
-            let versions = Versions { data: None, ..current };
-            let total = match cache.total(&filters_key, versions, now) {
-                Some(total) => total,
-                None => {
-                    let total = c.query_one(&format!("SELECT count(*) FROM markets m {where_sql}"), &params)?.int(0)?;
-                    let valid_until = members_valid_until(c, q, now)?;
-                    cache.put_total(filters_key, Cached { versions, valid_until, value: total });
-                    total
-                }
-            };
-            let mut params = params.clone();
-            params.push(Param::Int(per_page));
-            params.push(Param::Int((page - 1) * per_page));
-            let n = params.len();
-            let order = order(q.sort.direction.as_sql());
-            let sql = format!("SELECT m.id FROM markets m {where_sql} ORDER BY {order} LIMIT ${} OFFSET ${n}", n - 1);
-            let ids = c.query(&sql, &params)?.iter().map(|r| Ok(Arc::from(r.text(0)?))).collect::<Result<Vec<_>>>()?;
-            (ids, total)
-        }
-        (by_volume, data) => {
-            let versions = Versions { data: if by_volume { data } else { None }, ..current };
-            // One ascending list serves both directions: a descending order is its reverse.
-            let order = order("ASC");
-            let key = format!("{filters_key} ORDER BY {order}");
-            let base_key = format!("{:?} ORDER BY {order}", (None::<()>, None::<()>, None::<()>, None::<()>, None::<()>));
-            let filtered = key != base_key;
-            let page = cached_list(cache, &key, versions, now, window, |cache| {
-                let valid_until = members_valid_until(c, q, now)?;
-                if filtered {
-                    // Derived in memory from the unfiltered list and the catalog; the text
-                    // query alone is matched in SQL.
-                    let unfiltered = Window { offset: 0, limit: 0, descending: false };
-                    cached_list(cache, &base_key, versions, now, unfiltered, |cache| {
-                        let sql = format!("SELECT m.id FROM markets m ORDER BY {order}");
-                        let all = c.query(&sql, &[])?.iter().map(|r| r.text(0)).collect::<Result<Vec<_>>>()?;
-                        Ok(cache.put_list(base_key.clone(), versions, Micros::MAX, all, unfiltered))
-                    })?;
-                    let catalog_versions = Versions { data: None, ..current };
+    let (set_version, data_version) = versions(c)?;
+    let current = Versions { set: set_version, data: Some(data_version) };
+    let (ids, total) = {
+        let versions = Versions { data: if by_volume { current.data } else { None }, ..current };
+        // One ascending list serves both directions: a descending order is its reverse.
+        let order = order("ASC");
+        let key = format!("{filters_key} ORDER BY {order}");
+        let base_key = format!("{:?} ORDER BY {order}", (None::<()>, None::<()>, None::<()>, None::<()>, None::<()>));
+        let filtered = key != base_key;
+        cached_list(cache, &key, versions, now, window, |cache| {
+            let valid_until = members_valid_until(c, q, now)?;
+            if filtered {
+                // Derived in memory from the unfiltered list and the catalog; the text
+                // query alone is matched in SQL.
+                let unfiltered = Window { offset: 0, limit: 0, descending: false };
+                cached_list(cache, &base_key, versions, now, unfiltered, |cache| {
+                    let sql = format!("SELECT m.id FROM markets m ORDER BY {order}");
+                    let all = c.query(&sql, &[])?.iter().map(|r| r.text(0)).collect::<Result<Vec<_>>>()?;
+                    Ok(cache.put_list(base_key.clone(), versions, Micros::MAX, all, unfiltered))
+                })?;
+                let catalog_versions = Versions { data: None, ..current };
+                if !cache.has_catalog(catalog_versions) {
+                    let gate = cache.gate(CATALOG_GATE);
+                    let _building = gate.lock().unwrap_or_else(|e| e.into_inner());
                     if !cache.has_catalog(catalog_versions) {
-                        let gate = cache.gate(CATALOG_GATE);
-                        let _building = gate.lock().unwrap_or_else(|e| e.into_inner());
-                        if !cache.has_catalog(catalog_versions) {
-                            cache.put_catalog(catalog_versions, catalog_rows(c)?);
-                        }
-                    }
-                    if q.search_query.is_some() && !cache.has_matches(&filters_key, catalog_versions, now) {
-                        let sql = format!("SELECT m.id FROM markets m {where_sql}");
-                        let ids = c.query(&sql, &params)?.iter().map(|r| r.text(0)).collect::<Result<Vec<_>>>()?;
-                        cache.put_matches(filters_key.clone(), catalog_versions, valid_until, ids);
-                    }
-                    if let Some(page) = cache.derive_list(key.clone(), versions, valid_until, &base_key, &filters_key, catalog_versions, q, now, window) {
-                        return Ok(page);
+                        cache.put_catalog(catalog_versions, catalog_rows(c)?);
                     }
                 }
-                let sql = format!("SELECT m.id FROM markets m {where_sql} ORDER BY {order}");
-                let all = c.query(&sql, &params)?.iter().map(|r| r.text(0)).collect::<Result<Vec<_>>>()?;
-                Ok(cache.put_list(key.clone(), versions, valid_until, all, window))
-            })?;
-            page
-        }
+                if q.search_query.is_some() && !cache.has_matches(&filters_key, catalog_versions, now) {
+                    let sql = format!("SELECT m.id FROM markets m {where_sql}");
+                    let ids = c.query(&sql, &params)?.iter().map(|r| r.text(0)).collect::<Result<Vec<_>>>()?;
+                    cache.put_matches(filters_key.clone(), catalog_versions, valid_until, ids);
+                }
+                if let Some(page) = cache.derive_list(key.clone(), versions, valid_until, &base_key, &filters_key, catalog_versions, q, now, window) {
+                    return Ok(page);
+                }
+            }
+            let sql = format!("SELECT m.id FROM markets m {where_sql} ORDER BY {order}");
+            let all = c.query(&sql, &params)?.iter().map(|r| r.text(0)).collect::<Result<Vec<_>>>()?;
+            Ok(cache.put_list(key.clone(), versions, valid_until, all, window))
+        })?
     };
-    let data_version = current.data;
     // Renderings known current under this data version need no read; the others kept are
     // checked against their markets' revisions in one narrow read; the rest are loaded.
     let mut hits: Vec<Option<R::Item>> = Vec::with_capacity(ids.len());

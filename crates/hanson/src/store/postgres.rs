@@ -49,6 +49,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (11, include_str!("../../migrations/postgres/0011_search_revisions.sql")),
     (12, include_str!("../../migrations/postgres/0012_events.sql")),
     (13, include_str!("../../migrations/postgres/0013_webhooks.sql")),
+    (14, include_str!("../../migrations/postgres/0014_search_versions.sql")),
 ];
 
 /// Key of the advisory lock that serializes migrations of nodes starting at the same time.

@@ -37,6 +37,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (11, include_str!("../../migrations/sqlite/0011_search_revisions.sql")),
     (12, include_str!("../../migrations/sqlite/0012_events.sql")),
     (13, include_str!("../../migrations/sqlite/0013_webhooks.sql")),
+    (14, include_str!("../../migrations/sqlite/0014_search_versions.sql")),
 ];
 
 /// Most jobs one commit carries. Commits no longer wait for the disk, so small batches are

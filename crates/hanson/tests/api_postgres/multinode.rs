@@ -141,3 +141,42 @@ async fn two_serve_processes_trade_one_market_exactly_once() {
     let profile = client.get(format!("{}/v1/auth/profile", nodes[1].base)).bearer_auth(&t.session.access_token).send().await.unwrap();
     assert_eq!(profile.status(), StatusCode::UNAUTHORIZED);
 }
+
+/// The volume order of a search on node B, by market id.
+async fn volume_order(client: &reqwest::Client, base: &str, provider_id: &str) -> Vec<(String, String)> {
+    let body = json!({
+        "filters": { "provider_id": provider_id },
+        "sort": { "field": "total_volume", "direction": "desc" },
+        "pagination": { "page": 1, "per_page": 10 },
+    });
+    let page = json_of(client.post(format!("{base}/v1/markets/search")).json(&body)).await;
+    page["data"].as_array().unwrap().iter().map(|m| (m["id"].as_str().unwrap().to_string(), m["total_volume"].as_str().unwrap().to_string())).collect()
+}
+
+/// Node B keeps volume-sorted search lists and renderings; a trade through node A must show in
+/// B's next search at once, in its order and its totals (the data version both read).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_volume_search_on_one_node_shows_a_trade_through_the_other_at_once() {
+    let f = Fixture::new().await;
+    let nodes = [Node::start(&f.app.database_url), Node::start(&f.app.database_url)];
+    let markets = [f.market(2).await, f.market(2).await, f.market(2).await];
+    let id = |i: usize| markets[i]["id"].as_str().unwrap().to_string();
+    let client = reqwest::Client::new();
+    let wallet = TestWallet::random();
+    f.app.fund_wallet(&f.provider, &f.token_id, &wallet.address, 500 * ONE_TOKEN).await;
+    let session = login_at(&client, &nodes[0].base, &f.provider.id, &wallet).await;
+
+    let before = volume_order(&client, &nodes[1].base, &f.provider.id).await;
+    assert_eq!(before.len(), 3);
+    assert!(before.iter().all(|(_, volume)| volume == "0"), "{before:?}");
+    // Asked twice, so the second answer comes from what node B kept.
+    assert_eq!(volume_order(&client, &nodes[1].base, &f.provider.id).await, before);
+
+    for (market, amount) in [(1usize, 2 * ONE_TOKEN), (2, 5 * ONE_TOKEN), (1, 4 * ONE_TOKEN)] {
+        let (status, body) = post(&client, format!("{}/v1/markets/{}/bet", nodes[0].base, id(market)), &session.access_token,
+            json!({ "session_id": session.session_id, "outcome_id": markets[market]["outcomes"][0]["id"], "amount": amount.to_string() })).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    let after = volume_order(&client, &nodes[1].base, &f.provider.id).await;
+    assert_eq!(after, vec![(id(1), (6 * ONE_TOKEN).to_string()), (id(2), (5 * ONE_TOKEN).to_string()), (id(0), "0".to_string())]);
+}
