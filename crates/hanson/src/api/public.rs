@@ -44,9 +44,8 @@ async fn search_markets(
 ) -> Result<Response> {
     let query = request.validate_markets()?;
     let now = now_micros();
-    let (cache, rendered) = (app.search_cache.clone(), app.rendered_markets.clone());
     let SearchPage { page, data_version } =
-        app.store.read(move |c| markets::search_markets(c, &cache, &query, now, rendered.as_ref())).await?;
+        markets::search(&app.store, app.search_cache.clone(), query, now, app.rendered_markets.clone()).await?;
     // The body is assembled from each market's JSON, serialized once per revision and status.
     let items = page
         .data

@@ -8,7 +8,9 @@ use serde_json::Value as Json;
 
 use super::ledger::{self, Account, Kind, Transfer};
 use super::sql::{id_list, query_as, value_rows, Conn, Dialect, FromRow, Param, Row};
+use super::shared_read::SharedRead;
 use super::tenants;
+use super::Store;
 use crate::domain::event::Event;
 use crate::domain::ids::{MarketId, OutcomeId};
 use crate::domain::market::{derived_status, Market, MarketStatus, Outcome};
@@ -391,10 +393,18 @@ struct Versions {
     data: Option<i64>,
 }
 
-/// The market set's version and the data version.
-fn versions(c: &mut dyn Conn) -> Result<(i64, i64)> {
+/// The versions a search reads before anything it shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MarketVersions {
+    /// The market set's version.
+    pub set: i64,
+    /// The data version.
+    pub data: i64,
+}
+
+pub fn versions(c: &mut dyn Conn) -> Result<MarketVersions> {
     let row = c.query_one("SELECT version, data_version FROM market_set_version", &[])?;
-    Ok((row.int(0)?, row.int(1)?))
+    Ok(MarketVersions { set: row.int(0)?, data: row.int(1)? })
 }
 
 struct Cached<T> {
@@ -414,6 +424,8 @@ pub struct SearchCache {
     inner: Mutex<CacheInner>,
     /// One gate per list key: concurrent misses of one list build it once.
     gates: Mutex<HashMap<String, Arc<Mutex<()>>>>,
+    /// The versions, read once for all the searches that arrive while the last read runs.
+    versions: SharedRead<MarketVersions>,
 }
 
 #[derive(Default)]
@@ -531,20 +543,26 @@ impl SearchCache {
     /// None when the base list, the catalog or the matches are no longer current.
     #[allow(clippy::too_many_arguments)]
     fn derive_list(&self, key: String, versions: Versions, valid_until: Micros, base_key: &str, filters_key: &str, set_versions: Versions, q: &SearchMarkets, now: Micros, window: Window) -> Option<(Vec<Arc<str>>, i64)> {
-        let mut inner = self.lock();
-        let base = inner.lists.get(base_key)?.current(versions, now)?;
-        let catalog = inner.catalog.as_ref().filter(|c| c.versions == set_versions)?.value.clone();
-        let matching = match q.search_query {
-            Some(_) => Some(inner.matches.get(filters_key)?.current(set_versions, now)?),
-            None => None,
+        let (base, catalog, matching) = {
+            let inner = self.lock();
+            let base = inner.lists.get(base_key)?.current(versions, now)?;
+            let catalog = inner.catalog.as_ref().filter(|c| c.versions == set_versions)?.value.clone();
+            let matching = match q.search_query {
+                Some(_) => Some(inner.matches.get(filters_key)?.current(set_versions, now)?),
+                None => None,
+            };
+            (base, catalog, matching)
         };
+        // Filtered without the lock: searches served from the cache need it meanwhile.
         let numbers: Vec<u32> = base
             .iter()
             .copied()
             .filter(|&n| catalog.get(n as usize).and_then(Option::as_ref).is_some_and(|f| f.admits(q, now)))
             .filter(|n| matching.as_ref().is_none_or(|m| m.contains(n)))
             .collect();
-        if inner.listed + numbers.len() > MAX_LISTED_IDS {
+        let mut inner = self.lock();
+        // A cache started over meanwhile numbers markets anew.
+        if !inner.catalog.as_ref().is_some_and(|c| Arc::ptr_eq(&c.value, &catalog)) || inner.listed + numbers.len() > MAX_LISTED_IDS {
             return None;
         }
         inner.listed += numbers.len();
@@ -690,8 +708,85 @@ pub struct SearchPage<T> {
     pub data_version: i64,
 }
 
-/// A page of a market search, reusing the caller's renderings where they are current.
-pub fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &SearchMarkets, now: Micros, renderings: &R) -> Result<SearchPage<R::Item>> {
+/// A page of a market search at `now`. The versions it reads are shared with the searches
+/// arriving at the same time, each still getting versions read after it arrived. A page whose
+/// list and renderings are current under them is served from memory; the rest in one read.
+pub async fn search<R>(store: &Store, cache: Arc<SearchCache>, q: SearchMarkets, now: Micros, renderings: Arc<R>) -> Result<SearchPage<R::Item>>
+where
+    R: Renderings + Send + Sync + 'static,
+    R::Item: Send + 'static,
+{
+    let current = cache.versions.get(|| store.read_alone(versions)).await?;
+    if let Some(page) = cached_page(&cache, &q, now, renderings.as_ref(), current) {
+        return Ok(page);
+    }
+    store.read(move |c| search_markets(c, &cache, &q, now, renderings.as_ref(), current)).await
+}
+
+/// Where a search's page lies in the cache.
+struct ListAddress {
+    /// The list of the search's filters and sort.
+    key: String,
+    /// The unfiltered list of the same sort.
+    base_key: String,
+    filters_key: String,
+    window: Window,
+    /// The list's order moves with trades.
+    by_volume: bool,
+}
+
+impl ListAddress {
+    fn of(q: &SearchMarkets) -> ListAddress {
+        let PageRequest { page, per_page } = q.page;
+        let descending = q.sort.direction == Direction::Desc;
+        let window = Window { offset: ((page - 1) * per_page) as usize, limit: per_page as usize, descending };
+        let filters_key = format!("{:?}", (&q.provider_id, &q.token_id, &q.category, &q.status, &q.search_query));
+        // One ascending list serves both directions: a descending order is its reverse.
+        let column = sort_column(&q.sort.field);
+        ListAddress {
+            key: format!("{filters_key} BY {column}"),
+            base_key: format!("{:?} BY {column}", (None::<()>, None::<()>, None::<()>, None::<()>, None::<()>)),
+            filters_key,
+            window,
+            by_volume: column == "total_volume",
+        }
+    }
+
+    /// The versions its list is valid under.
+    fn versions(&self, current: MarketVersions) -> Versions {
+        Versions { set: current.set, data: self.by_volume.then_some(current.data) }
+    }
+}
+
+/// The column a search sort field orders by.
+fn sort_column(field: &str) -> &'static str {
+    match field {
+        "total_volume" => "total_volume",
+        "closes_at" | "ends_at" => "ends_at",
+        "question" => "question",
+        _ => "created_at",
+    }
+}
+
+/// A page served from the cache alone: its list and every rendering on it are current under
+/// `current`.
+fn cached_page<R: Renderings>(cache: &SearchCache, q: &SearchMarkets, now: Micros, renderings: &R, current: MarketVersions) -> Option<SearchPage<R::Item>> {
+    let list = ListAddress::of(q);
+    let (ids, total) = cache.page(&list.key, list.versions(current), now, list.window)?;
+    let hits = renderings
+        .kept(&ids, current.data, now)
+        .into_iter()
+        .map(|kept| match kept {
+            Kept::Current(rendering) => Some(SearchHit::Cached(rendering)),
+            Kept::Unverified | Kept::Nothing => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(SearchPage { page: Page::new(hits, q.page, total), data_version: current.data })
+}
+
+/// A page of a market search under versions read before it, reusing the caller's renderings
+/// where they are current.
+fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &SearchMarkets, now: Micros, renderings: &R, current: MarketVersions) -> Result<SearchPage<R::Item>> {
     let mut clauses: Vec<String> = Vec::new();
     let mut params: Vec<Param<'_>> = Vec::new();
     let pattern = q.search_query.as_deref().map(like_pattern);
@@ -745,29 +840,18 @@ pub fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &
         }
     }
     let where_sql = if clauses.is_empty() { String::new() } else { format!("WHERE {}", clauses.join(" AND ")) };
-    let by_volume = q.sort.field == "total_volume";
-    let dialect = c.dialect();
-    let order = |dir: &str| match q.sort.field.as_str() {
-        "total_volume" => format!("{}, m.id {dir}", dialect.money_order("m.total_volume", dir)),
-        "closes_at" | "ends_at" => format!("m.ends_at {dir}, m.id {dir}"),
-        "question" => format!("m.question {dir}, m.id {dir}"),
-        _ => format!("m.created_at {dir}, m.id {dir}"),
+    let order = match sort_column(&q.sort.field) {
+        "total_volume" => format!("{}, m.id ASC", c.dialect().money_order("m.total_volume", "ASC")),
+        column => format!("m.{column} ASC, m.id ASC"),
     };
-    let PageRequest { page, per_page } = q.page;
-    let descending = q.sort.direction == Direction::Desc;
-    let window = Window { offset: ((page - 1) * per_page) as usize, limit: per_page as usize, descending };
-    let filters_key = format!("{:?}", (&q.provider_id, &q.token_id, &q.category, &q.status, &q.search_query));
+    let list = ListAddress::of(q);
+    let versions = list.versions(current);
+    let ListAddress { key, base_key, filters_key, window, .. } = list;
+    let data_version = current.data;
 
-    // Versions are read before the data they guard: a change committed in between makes the
-    // cached value newer than its versions, never older.
-    let (set_version, data_version) = versions(c)?;
-    let current = Versions { set: set_version, data: Some(data_version) };
+    // The versions were read before the data they guard: a change committed in between makes
+    // the cached value newer than its versions, never older.
     let (ids, total) = {
-        let versions = Versions { data: if by_volume { current.data } else { None }, ..current };
-        // One ascending list serves both directions: a descending order is its reverse.
-        let order = order("ASC");
-        let key = format!("{filters_key} ORDER BY {order}");
-        let base_key = format!("{:?} ORDER BY {order}", (None::<()>, None::<()>, None::<()>, None::<()>, None::<()>));
         let filtered = key != base_key;
         cached_list(cache, &key, versions, now, window, |cache| {
             let valid_until = members_valid_until(c, q, now)?;
@@ -780,7 +864,7 @@ pub fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &
                     let all = c.query(&sql, &[])?.iter().map(|r| r.text(0)).collect::<Result<Vec<_>>>()?;
                     Ok(cache.put_list(base_key.clone(), versions, Micros::MAX, all, unfiltered))
                 })?;
-                let catalog_versions = Versions { data: None, ..current };
+                let catalog_versions = Versions { set: current.set, data: None };
                 if !cache.has_catalog(catalog_versions) {
                     let gate = cache.gate(CATALOG_GATE);
                     let _building = gate.lock().unwrap_or_else(|e| e.into_inner());

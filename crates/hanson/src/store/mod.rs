@@ -15,6 +15,7 @@ pub mod markets;
 pub mod positions;
 pub mod postgres;
 pub mod settings;
+pub mod shared_read;
 pub mod sql;
 pub mod sqlite;
 pub mod trading;
@@ -225,6 +226,23 @@ impl Store {
             match &self.backend {
                 Backend::Sqlite(b) => b.read(op).await,
                 Backend::Postgres(b) => b.read(op).await,
+            }
+        };
+        read.instrument(operation_span::<F>("read")).await
+    }
+
+    /// Runs `op`, one statement that is a consistent read on its own; on PostgreSQL outside any
+    /// transaction, on a connection kept for such reads (see `PostgresBackend::read_alone`).
+    /// For a read one caller makes for many (see `shared_read`).
+    pub async fn read_alone<T, F>(&self, op: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: Fn(&mut dyn Conn) -> Result<T> + Send + 'static,
+    {
+        let read = async {
+            match &self.backend {
+                Backend::Sqlite(b) => b.read(op).await,
+                Backend::Postgres(b) => b.read_alone(op).await,
             }
         };
         read.instrument(operation_span::<F>("read")).await
