@@ -716,7 +716,7 @@ where
     R: Renderings + Send + Sync + 'static,
     R::Item: Send + 'static,
 {
-    let current = cache.versions.get(|| store.read_alone(versions)).await?;
+    let current = cache.versions.get(|| store.read(versions)).await?;
     if let Some(page) = cached_page(&cache, &q, now, renderings.as_ref(), current) {
         return Ok(page);
     }

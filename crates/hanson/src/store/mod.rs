@@ -231,23 +231,6 @@ impl Store {
         read.instrument(operation_span::<F>("read")).await
     }
 
-    /// Runs `op`, one statement that is a consistent read on its own; on PostgreSQL outside any
-    /// transaction, on a connection kept for such reads (see `PostgresBackend::read_alone`).
-    /// For a read one caller makes for many (see `shared_read`).
-    pub async fn read_alone<T, F>(&self, op: F) -> Result<T>
-    where
-        T: Send + 'static,
-        F: Fn(&mut dyn Conn) -> Result<T> + Send + 'static,
-    {
-        let read = async {
-            match &self.backend {
-                Backend::Sqlite(b) => b.read(op).await,
-                Backend::Postgres(b) => b.read_alone(op).await,
-            }
-        };
-        read.instrument(operation_span::<F>("read")).await
-    }
-
     pub async fn ping(&self) -> Result<()> {
         self.read(|c| c.query_one("SELECT 1", &[]).map(|_| ())).await
     }

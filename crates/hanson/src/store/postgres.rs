@@ -85,8 +85,6 @@ struct Pool {
     target: String,
     statement_timeout_ms: u64,
     idle: Mutex<Vec<PooledClient>>,
-    /// The connection of `PostgresBackend::read_alone`, outside the permits.
-    alone: Mutex<Option<PooledClient>>,
     /// One permit per live connection: a holder takes an idle client or opens a new one.
     permits: Arc<Semaphore>,
 }
@@ -110,10 +108,6 @@ pub struct PgConn<'c> {
     writes: u64,
     /// A trade batch's writes from `exec_later`, as literal SQL, sent before its COMMIT.
     later: Vec<Later>,
-    /// Outside any transaction: one statement only (see `read_alone`).
-    alone: bool,
-    /// Statements run.
-    statements: u32,
 }
 
 /// A statement `exec_later` kept. Plain multi-row INSERTs into the same table and columns
@@ -243,7 +237,6 @@ impl PostgresBackend {
             config,
             statement_timeout_ms: options.statement_timeout_ms,
             idle: Mutex::new(Vec::new()),
-            alone: Mutex::new(None),
             permits: Arc::new(Semaphore::new(max)),
         });
         // The sync client drives its own runtime, which must not run inside an async context
@@ -280,20 +273,6 @@ impl PostgresBackend {
         F: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
     {
         batch::submit(&self.trades, keys, op).await
-    }
-
-    /// Runs `op`, a single statement, outside any transaction (the statement is its own
-    /// snapshot) on a connection kept for such reads: one round trip, and no wait for a pooled
-    /// connection behind the reads that need a snapshot of several statements.
-    pub async fn read_alone<T, F>(&self, op: F) -> Result<T>
-    where
-        T: Send + 'static,
-        F: Fn(&mut dyn Conn) -> Result<T> + Send + 'static,
-    {
-        let pool = self.pool.clone();
-        tokio::task::spawn_blocking(move || pool.read_alone(op))
-            .await
-            .map_err(|e| Error::internal(format!("read task failed: {e}")))?
     }
 
     /// Runs `op` on one REPEATABLE READ READ ONLY snapshot.
@@ -427,30 +406,6 @@ impl Pool {
         (outcome, retry)
     }
 
-    /// See [`PostgresBackend::read_alone`]. A kept connection found dead is replaced and the
-    /// statement run again.
-    fn read_alone<T>(&self, op: impl Fn(&mut dyn Conn) -> Result<T>) -> Result<T> {
-        let mut kept = self.alone.lock().unwrap_or_else(|e| e.into_inner());
-        loop {
-            let reused = kept.is_some();
-            let pc = match kept.as_mut() {
-                Some(pc) => pc,
-                None => kept.insert(self.connect()?),
-            };
-            let mut conn = PgConn::new(pc, None);
-            conn.alone = true;
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| op(&mut conn)))
-                .unwrap_or_else(|_| Err(Error::internal("store operation panicked")));
-            if pc.client.is_closed() {
-                *kept = None;
-                if reused && result.is_err() {
-                    continue;
-                }
-            }
-            return result;
-        }
-    }
-
     fn migrate(&self) -> Result<()> {
         let mut pc = self.connect()?;
         let now = crate::domain::time::now_micros();
@@ -485,11 +440,10 @@ impl Pool {
 
 impl Drop for Pool {
     fn drop(&mut self) {
-        let mut idle = match self.idle.get_mut() {
+        let idle = match self.idle.get_mut() {
             Ok(idle) => std::mem::take(idle),
             Err(poisoned) => std::mem::take(poisoned.into_inner()),
         };
-        idle.extend(self.alone.get_mut().unwrap_or_else(|e| e.into_inner()).take());
         if idle.is_empty() {
             return;
         }
@@ -580,7 +534,7 @@ fn column(row: &::postgres::Row, i: usize) -> Result<Value> {
 
 impl<'c> PgConn<'c> {
     fn new(pc: &'c mut PooledClient, hot: Option<HotRows>) -> Self {
-        PgConn { pc, failure: None, hot, writes: 0, later: Vec::new(), alone: false, statements: 0 }
+        PgConn { pc, failure: None, hot, writes: 0, later: Vec::new() }
     }
 
     /// Grows with every change: statements that may have changed rows, and changes to the
@@ -607,10 +561,6 @@ impl<'c> PgConn<'c> {
     }
 
     fn statement(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Statement> {
-        if self.alone && self.statements > 0 {
-            return Err(Error::internal("a read outside a transaction ran a second statement"));
-        }
-        self.statements += 1;
         let key = (sql.to_string(), params.iter().map(natural_type).collect::<Vec<_>>());
         if let Some(stmt) = self.pc.statements.get(&key) {
             return Ok(stmt.clone());
