@@ -270,12 +270,9 @@ pub fn rebuild_price_candles(c: &mut dyn Conn) -> Result<()> {
     Ok(())
 }
 
-/// The market a history query covers and its outcomes, ordered by id (the tie-break of
-/// buckets that share a start).
+/// The market a history query covers, and the outcome when the query names one.
 struct Scope {
     market_id: String,
-    outcomes: Vec<String>,
-    /// Set when the query names one outcome.
     outcome_id: Option<String>,
 }
 
@@ -288,15 +285,10 @@ fn scope(c: &mut dyn Conn, q: &PriceQuery) -> Result<Option<Scope>> {
         if q.market_id.as_ref().is_some_and(|m| *m != market_id) {
             return Ok(None);
         }
-        return Ok(Some(Scope { market_id, outcomes: vec![outcome.clone()], outcome_id: Some(outcome.clone()) }));
+        return Ok(Some(Scope { market_id, outcome_id: Some(outcome.clone()) }));
     }
-    let Some(market_id) = q.market_id.clone() else { return Ok(None) };
-    let outcomes = c
-        .query("SELECT id FROM outcomes WHERE market_id = $1 ORDER BY id", &[Param::Text(&market_id)])?
-        .iter()
-        .map(|r| r.text(0))
-        .collect::<Result<Vec<_>>>()?;
-    Ok(Some(Scope { market_id, outcomes, outcome_id: None }))
+    // A market that does not exist has no candles and no points: its pages are empty.
+    Ok(q.market_id.clone().map(|market_id| Scope { market_id, outcome_id: None }))
 }
 
 /// A time filter cut at `width` boundaries: whole buckets in `[whole.0, whole.1)` (read from
@@ -356,37 +348,50 @@ struct Bucket {
     volume: u128,
 }
 
-/// One outcome's bucket over the raw points in `[lo, hi]` (inside one bucket): the last
-/// price, and the volume as the difference of running totals. None when it has no points.
-fn partial_bucket(c: &mut dyn Conn, outcome_id: &str, start: Micros, (lo, hi): (Micros, Micros)) -> Result<Option<Bucket>> {
-    let Some(last) = c.query_opt(
-        "SELECT price, cum_volume FROM price_points WHERE outcome_id = $1 AND at >= $2 AND at <= $3 ORDER BY at DESC, seq DESC LIMIT 1",
-        &[Param::Text(outcome_id), Param::Int(lo), Param::Int(hi)],
-    )?
-    else {
-        return Ok(None);
-    };
-    let before = c.query_opt(
-        "SELECT cum_volume FROM price_points WHERE outcome_id = $1 AND at < $2 ORDER BY at DESC, seq DESC LIMIT 1",
-        &[Param::Text(outcome_id), Param::Int(lo)],
-    )?;
-    let before = match before {
-        Some(r) => running_total(&r, 0)?,
-        None => 0,
-    };
-    Ok(Some(Bucket { outcome_id: outcome_id.to_string(), start, price: last.money(0)?, volume: volume_between(before, running_total(&last, 1)?)? }))
-}
-
 fn volume_between(before: u128, after: u128) -> Result<u128> {
     after.checked_sub(before).ok_or_else(|| Error::internal("running volume total decreased"))
 }
 
-fn partial_buckets(c: &mut dyn Conn, scope: &Scope, range: Option<(Micros, Micros)>, width: Micros) -> Result<Vec<Bucket>> {
-    let Some(range) = range else { return Ok(Vec::new()) };
-    let start = bucket_start(range.0, width);
-    let mut out = Vec::new();
-    for outcome in &scope.outcomes {
-        out.extend(partial_bucket(c, outcome, start, range)?);
+/// The partial buckets at both ends of a date filter (`ranges`: inclusive, each inside one
+/// bucket), in one statement: per outcome of the scope, ordered by id (the tie-break of
+/// buckets that share a start), the last price in the range, and the volume as the difference
+/// of running totals. An outcome without points in a range has no bucket there.
+fn partial_buckets(c: &mut dyn Conn, scope: &Scope, ranges: [Option<(Micros, Micros)>; 2], width: Micros) -> Result<[Vec<Bucket>; 2]> {
+    let mut out: [Vec<Bucket>; 2] = [Vec::new(), Vec::new()];
+    let mut params: Vec<Param<'_>> = vec![Param::Text(&scope.market_id)];
+    let mut outcome_filter = String::new();
+    if let Some(outcome) = &scope.outcome_id {
+        params.push(Param::Text(outcome));
+        outcome_filter = " AND o.id = $2".into();
+    }
+    let mut selects = Vec::new();
+    for (part, (lo, hi)) in ranges.iter().enumerate().filter_map(|(i, r)| r.map(|r| (i, r))) {
+        params.extend([Param::Int(lo), Param::Int(hi)]);
+        let (lo, hi) = (params.len() - 1, params.len());
+        let last = |column: &str| {
+            format!(
+                "(SELECT p.{column} FROM price_points p WHERE p.outcome_id = o.id AND p.at >= ${lo} AND p.at <= ${hi} \
+                 ORDER BY p.at DESC, p.seq DESC LIMIT 1)"
+            )
+        };
+        selects.push(format!(
+            "SELECT {part} AS part, o.id AS outcome_id, {}, {}, \
+             (SELECT p.cum_volume FROM price_points p WHERE p.outcome_id = o.id AND p.at < ${lo} ORDER BY p.at DESC, p.seq DESC LIMIT 1) \
+             FROM outcomes o WHERE o.market_id = $1{outcome_filter}",
+            last("price"),
+            last("cum_volume"),
+        ));
+    }
+    if selects.is_empty() {
+        return Ok(out);
+    }
+    let sql = format!("{} ORDER BY part, outcome_id", selects.join(" UNION ALL "));
+    for r in &c.query(&sql, &params)? {
+        let part = r.int(0)? as usize;
+        let Some(price) = r.opt_money(2)? else { continue };
+        let before = r.opt_money(4)?.unwrap_or(0);
+        let range = ranges[part].ok_or_else(|| Error::internal("partial bucket outside its ranges"))?;
+        out[part].push(Bucket { outcome_id: r.text(1)?, start: bucket_start(range.0, width), price, volume: volume_between(before, running_total(r, 3)?)? });
     }
     Ok(out)
 }
@@ -404,24 +409,27 @@ fn whole_buckets(c: &mut dyn Conn, scope: &Scope, range: (Micros, Micros), width
     } else {
         format!("SELECT count(*) FROM ({keys_sql}) AS buckets")
     };
-    let total = c.query_one(&count_sql, &params)?.int(0)?;
-    if limit <= 0 || offset >= total {
-        return Ok((total, Vec::new()));
-    }
     let d = dir.as_sql();
     let mut page_params = params.clone();
     page_params.push(Param::Int(limit));
     page_params.push(Param::Int(offset));
     let n = page_params.len();
     let page_sql = |sql: &str, order: &str| format!("{sql} ORDER BY {order} LIMIT ${} OFFSET ${n}", n - 1);
-    if width == base {
-        let sql = format!("SELECT outcome_id, start, price, cum_before, cum_after FROM price_candles WHERE {filter}");
-        let buckets = c
-            .query(&page_sql(&sql, &format!("start {d}, outcome_id {d}")), &page_params)?
-            .iter()
-            .map(|r| Ok(Bucket { outcome_id: r.text(0)?, start: r.int(1)?, price: r.money(2)?, volume: volume_between(r.money(3)?, r.money(4)?)? }))
-            .collect::<Result<Vec<_>>>()?;
-        return Ok((total, buckets));
+    if width == base && limit > 0 {
+        // The count rides on the page's statement; a page past the end counts alone below.
+        let sql = format!("SELECT outcome_id, start, price, cum_before, cum_after, ({count_sql}) FROM price_candles WHERE {filter}");
+        let rows = c.query(&page_sql(&sql, &format!("start {d}, outcome_id {d}")), &page_params)?;
+        if let Some(first) = rows.first() {
+            let buckets = rows
+                .iter()
+                .map(|r| Ok(Bucket { outcome_id: r.text(0)?, start: r.int(1)?, price: r.money(2)?, volume: volume_between(r.money(3)?, r.money(4)?)? }))
+                .collect::<Result<Vec<_>>>()?;
+            return Ok((first.int(5)?, buckets));
+        }
+    }
+    let total = c.query_one(&count_sql, &params)?.int(0)?;
+    if width == base || limit <= 0 || offset >= total {
+        return Ok((total, Vec::new()));
     }
     let keys = c
         .query(&page_sql(&keys_sql, &format!("b {d}, outcome_id {d}")), &page_params)?
@@ -462,7 +470,7 @@ fn whole_buckets(c: &mut dyn Conn, scope: &Scope, range: (Micros, Micros), width
 /// filter from the raw points, so a page costs a few index reads whatever the history's size.
 fn bucketed(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery, width: Micros) -> Result<Page<PricePoint>> {
     let parts = split(q.from, q.to, width);
-    let mut ends = [partial_buckets(c, scope, parts.partial_lo, width)?, partial_buckets(c, scope, parts.partial_hi, width)?];
+    let mut ends = partial_buckets(c, scope, [parts.partial_lo, parts.partial_hi], width)?;
     if q.direction == Direction::Desc {
         ends.reverse();
         ends.iter_mut().for_each(|e| e.reverse());
@@ -486,52 +494,69 @@ fn bucketed(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery, width: Micros) -> R
     Ok(Page::new(data, q.page, head_len + whole_total + tail_len))
 }
 
-/// Raw points in `[lo, hi]` of the scope, counted from the raw index.
-fn count_raw(c: &mut dyn Conn, scope: &Scope, (lo, hi): (Micros, Micros)) -> Result<i64> {
-    let row = match &scope.outcome_id {
-        Some(outcome) => c.query_one(
-            "SELECT count(*) FROM price_points WHERE outcome_id = $1 AND at >= $2 AND at <= $3",
-            &[Param::Text(outcome), Param::Int(lo), Param::Int(hi)],
-        )?,
-        None => c.query_one(
-            "SELECT count(*) FROM price_points WHERE market_id = $1 AND at >= $2 AND at <= $3",
-            &[Param::Text(&scope.market_id), Param::Int(lo), Param::Int(hi)],
-        )?,
-    };
-    row.int(0)
+/// The terms whose sum is the raw total of `parts`, appending their parameters to `params`,
+/// whose `$1` is the scope's key (`column`): the hourly candles' point counts, and the partial
+/// hours at the ends counted point by point.
+fn raw_total_terms<'a>(scope: &'a Scope, parts: &Split, column: &str, params: &mut Vec<Param<'a>>) -> Vec<String> {
+    let mut terms: Vec<String> = Vec::new();
+    for (lo, hi) in [parts.partial_lo, parts.partial_hi].into_iter().flatten() {
+        params.extend([Param::Int(lo), Param::Int(hi)]);
+        let n = params.len();
+        terms.push(format!("(SELECT count(*) FROM price_points WHERE {column} = $1 AND at >= ${} AND at <= ${n})", n - 1));
+    }
+    if let Some((lo, hi)) = parts.whole {
+        params.extend([Param::Text(&scope.market_id), Param::Int(HOUR), Param::Int(lo), Param::Int(hi)]);
+        let n = params.len();
+        let outcome = if scope.outcome_id.is_some() { " AND outcome_id = $1" } else { "" };
+        terms.push(format!(
+            "(SELECT CAST(COALESCE(SUM(points), 0) AS BIGINT) FROM price_candles \
+             WHERE market_id = ${} AND width = ${} AND start >= ${} AND start < ${n}{outcome})",
+            n - 3,
+            n - 2,
+            n - 1
+        ));
+    }
+    terms
 }
 
-/// Raw points, newest or oldest first. The total sums the hourly candles' point counts and
-/// counts only the partial hours at the ends point by point.
+/// Raw points, newest or oldest first, with their total in the same statement.
 fn raw(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery) -> Result<Page<PricePoint>> {
     let parts = split(q.from, q.to, HOUR);
-    let mut total = 0;
-    for range in [parts.partial_lo, parts.partial_hi].into_iter().flatten() {
-        total += count_raw(c, scope, range)?;
-    }
-    if let Some(range) = parts.whole {
-        let sql = format!("SELECT CAST(COALESCE(SUM(points), 0) AS BIGINT) FROM price_candles WHERE {}", candle_scope(scope));
-        total += c.query_one(&sql, &candle_params(scope, HOUR, range))?.int(0)?;
-    }
     let (column, key) = match &scope.outcome_id {
         Some(outcome) => ("outcome_id", outcome),
         None => ("market_id", &scope.market_id),
     };
-    let dir = q.direction.as_sql();
     let PageRequest { page, per_page } = q.page;
+    let mut params: Vec<Param<'_>> = vec![
+        Param::Text(key),
+        Param::Int(q.from.unwrap_or(Micros::MIN)),
+        Param::Int(q.to.unwrap_or(Micros::MAX)),
+        Param::Int(per_page),
+        Param::Int((page - 1) * per_page),
+    ];
+    let terms = raw_total_terms(scope, &parts, column, &mut params);
+    if terms.is_empty() {
+        // The time filter is empty.
+        return Ok(Page::new(Vec::new(), q.page, 0));
+    }
+    let dir = q.direction.as_sql();
     let rows = c.query(
         &format!(
-            "SELECT outcome_id, price, volume, at FROM price_points WHERE {column} = $1 AND at >= $2 AND at <= $3 \
-             ORDER BY at {dir}, seq {dir} LIMIT $4 OFFSET $5"
+            "SELECT outcome_id, price, volume, at, {} FROM price_points WHERE {column} = $1 AND at >= $2 AND at <= $3 \
+             ORDER BY at {dir}, seq {dir} LIMIT $4 OFFSET $5",
+            terms.join(" + ")
         ),
-        &[
-            Param::Text(key),
-            Param::Int(q.from.unwrap_or(Micros::MIN)),
-            Param::Int(q.to.unwrap_or(Micros::MAX)),
-            Param::Int(per_page),
-            Param::Int((page - 1) * per_page),
-        ],
+        &params,
     )?;
+    let total = match rows.first() {
+        Some(r) => r.int(4)?,
+        None => {
+            // A page past the end still reports the total.
+            let mut params = vec![Param::Text(key)];
+            let terms = raw_total_terms(scope, &parts, column, &mut params);
+            c.query_one(&format!("SELECT {}", terms.join(" + ")), &params)?.int(0)?
+        }
+    };
     let data = rows
         .iter()
         .map(|r| Ok(price_point(&scope.market_id, &r.text(0)?, r.money(1)?, r.money(2)?, r.int(3)?)))
