@@ -13,9 +13,12 @@ use crate::domain::ids::{MarketId, OutcomeId, TradeId, WalletId};
 use crate::domain::money::Wei;
 use crate::domain::trade::{TradeKind, TradeRecord};
 use crate::domain::page::{Direction, Page, PageRequest, Sort};
-use crate::domain::candle::{base_width, bucket_start, Candle, CANDLE_WIDTHS, HOUR};
+use crate::domain::candle::{base_width, bucket_start, Candle, CANDLE_WIDTHS, HOUR, MINUTE};
 use crate::domain::time::{Micros, Timestamp};
 use crate::error::{Error, Result};
+
+/// The maintained candle widths, the widest first: a raw count takes the widest that fits.
+const CANDLE_WIDTHS_WIDEST_FIRST: [Micros; 2] = [HOUR, MINUTE];
 
 #[derive(Debug, Clone, Default)]
 pub struct HoldingsQuery {
@@ -494,18 +497,23 @@ fn bucketed(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery, width: Micros) -> R
     Ok(Page::new(data, q.page, head_len + whole_total + tail_len))
 }
 
-/// The terms whose sum is the raw total of `parts`, appending their parameters to `params`,
-/// whose `$1` is the scope's key (`column`): the hourly candles' point counts, and the partial
-/// hours at the ends counted point by point.
-fn raw_total_terms<'a>(scope: &'a Scope, parts: &Split, column: &str, params: &mut Vec<Param<'a>>) -> Vec<String> {
-    let mut terms: Vec<String> = Vec::new();
-    for (lo, hi) in [parts.partial_lo, parts.partial_hi].into_iter().flatten() {
-        params.extend([Param::Int(lo), Param::Int(hi)]);
+/// The terms whose sum is the number of raw points in `[from, to]` of the scope, appending
+/// their parameters to `params`, whose `$1` is the scope's key (`column`): the points of
+/// whole hours from the hourly candles, of whole minutes in the partial hours from the minute
+/// candles, and only the partial minutes at the ends counted point by point.
+fn raw_total_terms<'a>(scope: &'a Scope, from: Option<Micros>, to: Option<Micros>, widths: &[Micros], column: &str, params: &mut Vec<Param<'a>>) -> Vec<String> {
+    let Some((&width, finer)) = widths.split_first() else {
+        params.extend([Param::Int(from.unwrap_or(Micros::MIN)), Param::Int(to.unwrap_or(Micros::MAX))]);
         let n = params.len();
-        terms.push(format!("(SELECT count(*) FROM price_points WHERE {column} = $1 AND at >= ${} AND at <= ${n})", n - 1));
+        return vec![format!("(SELECT count(*) FROM price_points WHERE {column} = $1 AND at >= ${} AND at <= ${n})", n - 1)];
+    };
+    let parts = split(from, to, width);
+    let mut terms = Vec::new();
+    for (lo, hi) in [parts.partial_lo, parts.partial_hi].into_iter().flatten() {
+        terms.extend(raw_total_terms(scope, Some(lo), Some(hi), finer, column, params));
     }
     if let Some((lo, hi)) = parts.whole {
-        params.extend([Param::Text(&scope.market_id), Param::Int(HOUR), Param::Int(lo), Param::Int(hi)]);
+        params.extend([Param::Text(&scope.market_id), Param::Int(width), Param::Int(lo), Param::Int(hi)]);
         let n = params.len();
         let outcome = if scope.outcome_id.is_some() { " AND outcome_id = $1" } else { "" };
         terms.push(format!(
@@ -521,7 +529,9 @@ fn raw_total_terms<'a>(scope: &'a Scope, parts: &Split, column: &str, params: &m
 
 /// Raw points, newest or oldest first, with their total in the same statement.
 fn raw(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery) -> Result<Page<PricePoint>> {
-    let parts = split(q.from, q.to, HOUR);
+    if q.from.zip(q.to).is_some_and(|(from, to)| from > to) {
+        return Ok(Page::new(Vec::new(), q.page, 0));
+    }
     let (column, key) = match &scope.outcome_id {
         Some(outcome) => ("outcome_id", outcome),
         None => ("market_id", &scope.market_id),
@@ -534,26 +544,21 @@ fn raw(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery) -> Result<Page<PricePoin
         Param::Int(per_page),
         Param::Int((page - 1) * per_page),
     ];
-    let terms = raw_total_terms(scope, &parts, column, &mut params);
-    if terms.is_empty() {
-        // The time filter is empty.
-        return Ok(Page::new(Vec::new(), q.page, 0));
-    }
-    let dir = q.direction.as_sql();
-    let rows = c.query(
-        &format!(
-            "SELECT outcome_id, price, volume, at, {} FROM price_points WHERE {column} = $1 AND at >= $2 AND at <= $3 \
-             ORDER BY at {dir}, seq {dir} LIMIT $4 OFFSET $5",
-            terms.join(" + ")
-        ),
-        &params,
-    )?;
+    let total_sql = raw_total_terms(scope, q.from, q.to, &CANDLE_WIDTHS_WIDEST_FIRST, column, &mut params).join(" + ");
+    let order = format!("at {dir}, seq {dir}", dir = q.direction.as_sql());
+    // The page's points are found in the index alone and only their rows read: an OFFSET over
+    // whole rows reads every row it skips.
+    let page = c.dialect().in_subquery(
+        "seq",
+        &format!("SELECT seq FROM price_points WHERE {column} = $1 AND at >= $2 AND at <= $3 ORDER BY {order} LIMIT $4 OFFSET $5"),
+    );
+    let rows = c.query(&format!("SELECT outcome_id, price, volume, at, {total_sql} FROM price_points WHERE {page} ORDER BY {order}"), &params)?;
     let total = match rows.first() {
         Some(r) => r.int(4)?,
         None => {
             // A page past the end still reports the total.
             let mut params = vec![Param::Text(key)];
-            let terms = raw_total_terms(scope, &parts, column, &mut params);
+            let terms = raw_total_terms(scope, q.from, q.to, &CANDLE_WIDTHS_WIDEST_FIRST, column, &mut params);
             c.query_one(&format!("SELECT {}", terms.join(" + ")), &params)?.int(0)?
         }
     };
