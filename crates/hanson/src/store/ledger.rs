@@ -13,11 +13,8 @@ pub fn treasury_account(provider_id: &str, token_id: &str) -> String {
     format!("treasury:{provider_id}:{token_id}")
 }
 
-/// A market pool's account id is this prefix and the market id (SQL joins build it too).
-pub const POOL_PREFIX: &str = "pool:";
-
 pub fn pool_account(market_id: &str) -> String {
-    format!("{POOL_PREFIX}{market_id}")
+    format!("pool:{market_id}")
 }
 
 pub fn platform_account(token_id: &str) -> String {

@@ -7,12 +7,12 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value as Json;
 
 use super::ledger::{self, Account, Kind, Transfer};
-use super::sql::{id_list, value_rows, Conn, Dialect, FromRow, Param, Row};
+use super::sql::{id_list, query_as, value_rows, Conn, Dialect, FromRow, Param, Row};
 use super::shared_read::SharedRead;
 use super::tenants;
 use super::Store;
 use crate::domain::event::Event;
-use crate::domain::ids::OutcomeId;
+use crate::domain::ids::{MarketId, OutcomeId};
 use crate::domain::market::{derived_status, Market, MarketStatus, Outcome};
 use crate::domain::tenant::Token;
 use crate::domain::market::{MarketPatch, NewMarket, NewOutcome, OutcomePatch, SearchMarkets};
@@ -92,35 +92,31 @@ impl FromRow for Outcome {
     }
 }
 
-/// Columns of [`Outcome::from_row`], after the market's and its pool balance in
-/// [`markets_where`].
-const OUTCOME_COLUMNS: &str = "o.id, o.market_id, o.outcome_index, o.title, o.description, o.images, o.total_shares, o.total_volume";
-/// Where the pool balance and the outcome start in a row of [`markets_where`].
-const POOL_AT: usize = 33;
-const OUTCOME_AT: usize = POOL_AT + 1;
-
-/// The markets matching `filter` with their outcomes and pool balances: one statement, a row
-/// per outcome (one round trip where three were, at the price of repeating market columns).
-fn markets_where(c: &mut dyn Conn, filter: &str, params: &[Param<'_>]) -> Result<Vec<Market>> {
+/// Fills in the outcomes and pool balances of markets, two queries for any number of them.
+fn load_details(c: &mut dyn Conn, mut markets: Vec<Market>) -> Result<Vec<Market>> {
+    if markets.is_empty() {
+        return Ok(markets);
+    }
+    let ids: Vec<&str> = markets.iter().map(|m| m.id.as_str()).collect();
+    let (list, params) = id_list(&ids);
+    let mut outcomes: HashMap<MarketId, Vec<Outcome>> = HashMap::new();
     let sql = format!(
-        "SELECT {MARKET_COLUMNS}, a.balance, {OUTCOME_COLUMNS} {MARKET_FROM} \
-         LEFT JOIN accounts a ON a.id = '{}' || m.id LEFT JOIN outcomes o ON o.market_id = m.id \
-         WHERE {filter} ORDER BY m.id, o.outcome_index",
-        ledger::POOL_PREFIX
+        "SELECT id, market_id, outcome_index, title, description, images, total_shares, total_volume \
+         FROM outcomes WHERE market_id IN ({list}) ORDER BY market_id, outcome_index"
     );
-    let mut markets: Vec<Market> = Vec::new();
-    for mut row in c.query(&sql, params)? {
-        let outcome = Row(row.0.split_off(OUTCOME_AT));
-        let id = row.text(0)?;
-        if markets.last().is_none_or(|m| m.id.as_str() != id) {
-            let mut m = Market::from_row(&row)?;
-            m.pool = row.opt_money(POOL_AT)?.unwrap_or(0);
-            markets.push(m);
-        }
-        if outcome.opt_text(0)?.is_some() {
-            let m = markets.last_mut().ok_or_else(|| Error::internal("outcome without market"))?;
-            m.outcomes.push(Outcome::from_row(&outcome)?);
-        }
+    for row in &c.query(&sql, &params)? {
+        let o = Outcome::from_row(row)?;
+        outcomes.entry(o.market_id.clone()).or_default().push(o);
+    }
+    let pools: Vec<String> = ids.iter().map(|id| ledger::pool_account(id)).collect();
+    let (list, params) = id_list(&pools);
+    let mut balances: HashMap<String, u128> = HashMap::new();
+    for row in &c.query(&format!("SELECT id, balance FROM accounts WHERE id IN ({list})"), &params)? {
+        balances.insert(row.text(0)?, row.money(1)?);
+    }
+    for (m, pool) in markets.iter_mut().zip(&pools) {
+        m.outcomes = outcomes.remove(&m.id).unwrap_or_default();
+        m.pool = balances.get(pool).copied().unwrap_or(0);
     }
     Ok(markets)
 }
@@ -143,7 +139,9 @@ pub fn markets_by_id(c: &mut dyn Conn, ids: &[&str], lock: bool) -> Result<Vec<M
     if lock && !lock_clause.is_empty() {
         c.query(&format!("SELECT id FROM markets WHERE id IN ({list}) ORDER BY id{lock_clause}"), &params)?;
     }
-    markets_where(c, &format!("m.id IN ({list})"), &params)
+    let sql = format!("SELECT {MARKET_COLUMNS} {MARKET_FROM} WHERE m.id IN ({list})");
+    let markets = c.query(&sql, &params)?.iter().map(Market::from_row).collect::<Result<Vec<_>>>()?;
+    load_details(c, markets)
 }
 
 /// The provider's own market, or 404 (another provider's market is invisible).
@@ -925,7 +923,9 @@ fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &Sear
     if !missing.is_empty() {
         let missing_ids: Vec<&String> = missing.keys().collect();
         let (list, params) = id_list(&missing_ids);
-        for m in markets_where(c, &format!("m.id IN ({list})"), &params)? {
+        let sql = format!("SELECT {MARKET_COLUMNS} {MARKET_FROM} WHERE m.id IN ({list})");
+        let rows: Vec<Market> = query_as(c, &sql, &params)?;
+        for m in load_details(c, rows)? {
             let position = missing[m.id.as_str()];
             data[position] = Some(SearchHit::Loaded(m));
         }
