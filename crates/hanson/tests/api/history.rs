@@ -128,6 +128,19 @@ async fn all_pages(f: &Fixture, mut filters: Value, desc: bool, from: Option<Mic
     }
 }
 
+/// Raw points in the page order: written order (time, then the order within an instant),
+/// reversed for a descending page.
+fn expected_raw(points: &[&Point], desc: bool) -> Vec<Value> {
+    let mut out: Vec<Value> = points
+        .iter()
+        .map(|p| json!({ "outcome_id": p.outcome, "price": lmsr::Price::from_raw(p.price).to_string(), "volume": p.volume.to_string(), "timestamp": format_micros(p.at) }))
+        .collect();
+    if desc {
+        out.reverse();
+    }
+    out
+}
+
 fn windows(points: &[Point]) -> Vec<(Option<Micros>, Option<Micros>)> {
     let (first, last) = (points[0].at, points[points.len() - 1].at);
     let middle = points[points.len() / 2].at;
@@ -163,6 +176,11 @@ async fn check_history(f: &Fixture, market_id: &str, outcome: &str, points: &[Po
             assert_eq!(total as usize, raw.len(), "raw total, window {from:?}..{to:?}");
             let volume: u128 = got.iter().map(|p| p["volume"].as_str().unwrap().parse::<u128>().unwrap()).sum();
             assert_eq!(volume, raw.iter().map(|p| p.volume).sum::<u128>());
+            assert_eq!(got, expected_raw(&raw, desc), "raw points, window {from:?}..{to:?}, desc {desc}");
+            let one: Vec<&Point> = raw.iter().copied().filter(|p| p.outcome == outcome).collect();
+            let (total, got) = all_pages(f, json!({ "outcome_id": outcome }), desc, from, to).await;
+            assert_eq!(total as usize, one.len(), "raw total of one outcome, window {from:?}..{to:?}");
+            assert_eq!(got, expected_raw(&one, desc), "raw points of one outcome, window {from:?}..{to:?}, desc {desc}");
         }
     }
 }
