@@ -13,12 +13,9 @@ use crate::domain::ids::{MarketId, OutcomeId, TradeId, WalletId};
 use crate::domain::money::Wei;
 use crate::domain::trade::{TradeKind, TradeRecord};
 use crate::domain::page::{Direction, Page, PageRequest, Sort};
-use crate::domain::candle::{base_width, bucket_start, Candle, CANDLE_WIDTHS, HOUR, MINUTE};
+use crate::domain::candle::{base_width, bucket_start, Candle, CANDLE_WIDTHS};
 use crate::domain::time::{Micros, Timestamp};
 use crate::error::{Error, Result};
-
-/// The maintained candle widths, the widest first: a raw count takes the widest that fits.
-const CANDLE_WIDTHS_WIDEST_FIRST: [Micros; 2] = [HOUR, MINUTE];
 
 #[derive(Debug, Clone, Default)]
 pub struct HoldingsQuery {
@@ -327,12 +324,13 @@ fn split(from: Option<Micros>, to: Option<Micros>, width: Micros) -> Split {
     }
 }
 
-/// Where clause over the candles of a scope: `$1` market, `$2` width, `$3..$4` start range,
-/// `$5` outcome when the scope names one.
-fn candle_scope(scope: &Scope) -> &'static str {
+/// Where clause over the candles of a scope, its parameters numbered from `$first`: market,
+/// width, start range, and the outcome when the scope names one ([`candle_params`]).
+fn candle_filter(scope: &Scope, first: usize) -> String {
+    let [m, w, lo, hi, o] = std::array::from_fn(|i| first + i);
     match scope.outcome_id {
-        Some(_) => "market_id = $1 AND width = $2 AND start >= $3 AND start < $4 AND outcome_id = $5",
-        None => "market_id = $1 AND width = $2 AND start >= $3 AND start < $4",
+        Some(_) => format!("market_id = ${m} AND width = ${w} AND start >= ${lo} AND start < ${hi} AND outcome_id = ${o}"),
+        None => format!("market_id = ${m} AND width = ${w} AND start >= ${lo} AND start < ${hi}"),
     }
 }
 
@@ -403,7 +401,7 @@ fn partial_buckets(c: &mut dyn Conn, scope: &Scope, ranges: [Option<(Micros, Mic
 /// `limit` of them from `offset` in the page's order.
 fn whole_buckets(c: &mut dyn Conn, scope: &Scope, range: (Micros, Micros), width: Micros, dir: Direction, offset: i64, limit: i64) -> Result<(i64, Vec<Bucket>)> {
     let base = base_width(width);
-    let filter = candle_scope(scope);
+    let filter = candle_filter(scope, 1);
     let params = candle_params(scope, base, range);
     // A derived width's buckets are the distinct (outcome, bucket) pairs of its base candles.
     let keys_sql = format!("SELECT DISTINCT outcome_id, start - start % {width} AS b FROM price_candles WHERE {filter}");
@@ -498,11 +496,12 @@ fn bucketed(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery, width: Micros) -> R
 }
 
 /// The terms whose sum is the number of raw points in `[from, to]` of the scope, appending
-/// their parameters to `params`, whose `$1` is the scope's key (`column`): the points of
-/// whole hours from the hourly candles, of whole minutes in the partial hours from the minute
-/// candles, and only the partial minutes at the ends counted point by point.
+/// their parameters to `params`, whose `$1` is the scope's key (`column`). `widths` are
+/// candle widths, narrowest first: the widest takes the whole buckets (the hourly candles'
+/// point counts), the narrower ones the whole buckets inside the partial ones at the ends,
+/// and only what is left there (partial minutes) is counted point by point.
 fn raw_total_terms<'a>(scope: &'a Scope, from: Option<Micros>, to: Option<Micros>, widths: &[Micros], column: &str, params: &mut Vec<Param<'a>>) -> Vec<String> {
-    let Some((&width, finer)) = widths.split_first() else {
+    let Some((&width, finer)) = widths.split_last() else {
         params.extend([Param::Int(from.unwrap_or(Micros::MIN)), Param::Int(to.unwrap_or(Micros::MAX))]);
         let n = params.len();
         return vec![format!("(SELECT count(*) FROM price_points WHERE {column} = $1 AND at >= ${} AND at <= ${n})", n - 1)];
@@ -512,17 +511,10 @@ fn raw_total_terms<'a>(scope: &'a Scope, from: Option<Micros>, to: Option<Micros
     for (lo, hi) in [parts.partial_lo, parts.partial_hi].into_iter().flatten() {
         terms.extend(raw_total_terms(scope, Some(lo), Some(hi), finer, column, params));
     }
-    if let Some((lo, hi)) = parts.whole {
-        params.extend([Param::Text(&scope.market_id), Param::Int(width), Param::Int(lo), Param::Int(hi)]);
-        let n = params.len();
-        let outcome = if scope.outcome_id.is_some() { " AND outcome_id = $1" } else { "" };
-        terms.push(format!(
-            "(SELECT CAST(COALESCE(SUM(points), 0) AS BIGINT) FROM price_candles \
-             WHERE market_id = ${} AND width = ${} AND start >= ${} AND start < ${n}{outcome})",
-            n - 3,
-            n - 2,
-            n - 1
-        ));
+    if let Some(range) = parts.whole {
+        let filter = candle_filter(scope, params.len() + 1);
+        params.extend(candle_params(scope, width, range));
+        terms.push(format!("(SELECT CAST(COALESCE(SUM(points), 0) AS BIGINT) FROM price_candles WHERE {filter})"));
     }
     terms
 }
@@ -544,7 +536,7 @@ fn raw(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery) -> Result<Page<PricePoin
         Param::Int(per_page),
         Param::Int((page - 1) * per_page),
     ];
-    let total_sql = raw_total_terms(scope, q.from, q.to, &CANDLE_WIDTHS_WIDEST_FIRST, column, &mut params).join(" + ");
+    let total_sql = raw_total_terms(scope, q.from, q.to, &CANDLE_WIDTHS, column, &mut params).join(" + ");
     let order = format!("at {dir}, seq {dir}", dir = q.direction.as_sql());
     // The page's points are found in the index alone and only their rows read: an OFFSET over
     // whole rows reads every row it skips.
@@ -558,7 +550,7 @@ fn raw(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery) -> Result<Page<PricePoin
         None => {
             // A page past the end still reports the total.
             let mut params = vec![Param::Text(key)];
-            let terms = raw_total_terms(scope, q.from, q.to, &CANDLE_WIDTHS_WIDEST_FIRST, column, &mut params);
+            let terms = raw_total_terms(scope, q.from, q.to, &CANDLE_WIDTHS, column, &mut params);
             c.query_one(&format!("SELECT {}", terms.join(" + ")), &params)?.int(0)?
         }
     };
