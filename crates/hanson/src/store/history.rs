@@ -418,8 +418,18 @@ fn whole_buckets(c: &mut dyn Conn, scope: &Scope, range: (Micros, Micros), width
     let page_sql = |sql: &str, order: &str| format!("{sql} ORDER BY {order} LIMIT ${} OFFSET ${n}", n - 1);
     if width == base && limit > 0 {
         // The count rides on the page's statement; a page past the end counts alone below.
-        let sql = format!("SELECT outcome_id, start, price, cum_before, cum_after, ({count_sql}) FROM price_candles WHERE {filter}");
-        let rows = c.query(&page_sql(&sql, &format!("start {d}, outcome_id {d}")), &page_params)?;
+        // The page starts at the key found `offset` entries in by an index-only walk: an
+        // OFFSET over whole rows reads every row it skips (EXPLAIN ANALYZE, 1,300 hourly
+        // candles skipped: 1,469 buffers and 1.6 ms against 173 buffers and 1.0 ms).
+        let order = format!("start {d}, outcome_id {d}");
+        let from_key = if dir == Direction::Desc { "<=" } else { ">=" };
+        let sql = format!(
+            "SELECT outcome_id, start, price, cum_before, cum_after, ({count_sql}) FROM price_candles WHERE {filter} \
+             AND (start, outcome_id) {from_key} (SELECT start, outcome_id FROM price_candles WHERE {filter} ORDER BY {order} LIMIT 1 OFFSET ${n}) \
+             ORDER BY {order} LIMIT ${}",
+            n - 1
+        );
+        let rows = c.query(&sql, &page_params)?;
         if let Some(first) = rows.first() {
             let buckets = rows
                 .iter()
@@ -519,6 +529,49 @@ fn raw_total_terms<'a>(scope: &'a Scope, from: Option<Micros>, to: Option<Micros
     terms
 }
 
+/// Offsets below this are walked point by point: a seek costs a statement of its own.
+const RAW_SEEK_FROM: i64 = 100;
+
+/// Where a raw page starts, found through the widest candles' point counts instead of a walk
+/// over every point before it: `(from, to, offset)` narrowed so that the range begins (in the
+/// page's order) at the candle holding the page's first point. Unchanged when that point lies
+/// in a partial candle at either end of the range; those hold a candle's worth of points.
+fn seek_raw(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery, column: &str, key: &str, offset: i64) -> Result<(Option<Micros>, Option<Micros>, i64)> {
+    let unchanged = (q.from, q.to, offset);
+    let Some((&width, finer)) = CANDLE_WIDTHS.split_last() else { return Ok(unchanged) };
+    let parts = split(q.from, q.to, width);
+    let Some(whole) = parts.whole.filter(|_| offset >= RAW_SEEK_FROM) else { return Ok(unchanged) };
+    let desc = q.direction == Direction::Desc;
+    let mut params = vec![Param::Text(key)];
+    // The points before the whole candles, in the page's order.
+    let head = match if desc { parts.partial_hi } else { parts.partial_lo } {
+        Some((lo, hi)) => raw_total_terms(scope, Some(lo), Some(hi), finer, column, &mut params).join(" + "),
+        None => "0".into(),
+    };
+    let filter = candle_filter(scope, params.len() + 1);
+    params.extend(candle_params(scope, width, whole));
+    params.push(Param::Int(offset));
+    let d = q.direction.as_sql();
+    // Per candle, in the page's order: the points of its bucket (every outcome's candle of
+    // that start) and of every bucket up to it. A GROUP BY start was planned as a forward walk
+    // and a sort of every bucket (1.1 ms for 721 hours); these windows follow the index in
+    // either direction and stop at the bucket found (0.16 ms).
+    let sql = format!(
+        "SELECT start, upto - points + head FROM \
+         (SELECT start, CAST(SUM(points) OVER (ORDER BY start {d} RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS BIGINT) AS points, \
+         CAST(SUM(points) OVER (ORDER BY start {d}) AS BIGINT) AS upto FROM price_candles WHERE {filter}) AS candles, \
+         (SELECT {head} AS head) AS ahead \
+         WHERE upto + head > ${} ORDER BY start {d} LIMIT 1",
+        params.len()
+    );
+    let Some(row) = c.query_opt(&sql, &params)? else { return Ok(unchanged) };
+    let (start, before) = (row.int(0)?, row.int(1)?);
+    if before > offset {
+        return Ok(unchanged);
+    }
+    Ok(if desc { (q.from, Some(start + width - 1), offset - before) } else { (Some(start), q.to, offset - before) })
+}
+
 /// Raw points, newest or oldest first, with their total in the same statement.
 fn raw(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery) -> Result<Page<PricePoint>> {
     if q.from.zip(q.to).is_some_and(|(from, to)| from > to) {
@@ -529,12 +582,13 @@ fn raw(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery) -> Result<Page<PricePoin
         None => ("market_id", &scope.market_id),
     };
     let PageRequest { page, per_page } = q.page;
+    let (from, to, offset) = seek_raw(c, scope, q, column, key, (page - 1) * per_page)?;
     let mut params: Vec<Param<'_>> = vec![
         Param::Text(key),
-        Param::Int(q.from.unwrap_or(Micros::MIN)),
-        Param::Int(q.to.unwrap_or(Micros::MAX)),
+        Param::Int(from.unwrap_or(Micros::MIN)),
+        Param::Int(to.unwrap_or(Micros::MAX)),
         Param::Int(per_page),
-        Param::Int((page - 1) * per_page),
+        Param::Int(offset),
     ];
     let total_sql = raw_total_terms(scope, q.from, q.to, &CANDLE_WIDTHS, column, &mut params).join(" + ");
     let order = format!("at {dir}, seq {dir}", dir = q.direction.as_sql());
