@@ -569,7 +569,7 @@ fn seek_raw(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery, column: &str, key: 
     if before > offset {
         return Ok(unchanged);
     }
-    Ok(if desc { (q.from, Some(start + width - 1), offset - before) } else { (Some(start), q.to, offset - before) })
+    Ok(if desc { (q.from, Some(start.saturating_add(width - 1)), offset - before) } else { (Some(start), q.to, offset - before) })
 }
 
 /// Raw points, newest or oldest first, with their total in the same statement.

@@ -606,7 +606,7 @@ impl<'c> PgConn<'c> {
 /// `(head, column count, tail)` of `INSERT INTO t (columns) VALUES <rows> <tail>` whose rows
 /// are the placeholders of `params` in order (as `value_rows` writes them) and whose tail
 /// takes no parameter and returns nothing.
-fn array_insert<'s>(sql: &'s str, params: usize) -> Option<(&'s str, usize, &'s str)> {
+fn array_insert(sql: &str, params: usize) -> Option<(&str, usize, &str)> {
     let rest = sql.strip_prefix("INSERT INTO ")?;
     let open = rest.find(" (")?;
     let close = open + rest[open..].find(')')?;
@@ -616,7 +616,7 @@ fn array_insert<'s>(sql: &'s str, params: usize) -> Option<(&'s str, usize, &'s 
     let columns = rest[open + 2..close].split(',').count();
     let head = &sql[..sql.len() - rest.len() + close + 1];
     let rows = rest[close + 1..].strip_prefix(" VALUES ")?;
-    if params == 0 || params % columns != 0 {
+    if params == 0 || !params.is_multiple_of(columns) {
         return None;
     }
     let tail = rows.strip_prefix(value_rows(params / columns, columns).as_str())?;
