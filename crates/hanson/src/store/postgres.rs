@@ -689,6 +689,24 @@ impl ArrayRows {
     }
 }
 
+/// The simple protocol ends a query at a NUL, so a text value holding one is refused (the
+/// trade then runs alone, bound as a parameter, and the server refuses it there).
+fn refuse_nul(s: &str) -> Result<()> {
+    match s.contains('\0') {
+        true => Err(Error::internal("a text value holds a NUL character")),
+        false => Ok(()),
+    }
+}
+
+/// Bytes as lowercase hex digits, for bytea's hex input format.
+fn push_hex(out: &mut String, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    for byte in bytes {
+        out.push(DIGITS[usize::from(byte >> 4)] as char);
+        out.push(DIGITS[usize::from(byte & 0xf)] as char);
+    }
+}
+
 /// One array literal element, quoted for the array inside a quoted SQL string.
 fn push_element(out: &mut String, param: &Param<'_>) -> Result<()> {
     use std::fmt::Write;
@@ -696,8 +714,8 @@ fn push_element(out: &mut String, param: &Param<'_>) -> Result<()> {
         Param::Null => out.push_str("NULL"),
         Param::Int(v) => write!(out, "{v}").map_err(Error::internal)?,
         Param::Money(m) => write!(out, "{m}").map_err(Error::internal)?,
-        Param::Text(s) if s.contains('\0') => return Err(Error::internal("a text value holds a NUL character")),
         Param::Text(s) => {
+            refuse_nul(s)?;
             out.push('"');
             for ch in s.chars() {
                 match ch {
@@ -713,9 +731,7 @@ fn push_element(out: &mut String, param: &Param<'_>) -> Result<()> {
         }
         Param::Blob(b) => {
             out.push_str("\"\\\\x");
-            for byte in b.iter() {
-                write!(out, "{byte:02x}").map_err(Error::internal)?;
-            }
+            push_hex(out, b);
             out.push('"');
         }
     }
@@ -744,19 +760,15 @@ fn render(out: &mut String, sql: &str, params: &[Param<'_>]) -> Result<()> {
             Param::Int(v) if *v < 0 => write!(out, "({v})").map_err(Error::internal)?,
             Param::Int(v) => write!(out, "{v}").map_err(Error::internal)?,
             Param::Money(m) => write!(out, "{m}").map_err(Error::internal)?,
-            // The simple protocol ends a query at a NUL; a value holding one is refused (the
-            // trade then runs alone, bound as a parameter, and the server refuses it there).
-            Param::Text(s) if s.contains('\0') => return Err(Error::internal("a text value holds a NUL character")),
             Param::Text(s) => {
+                refuse_nul(s)?;
                 out.push('\'');
                 out.push_str(&s.replace('\'', "''"));
                 out.push('\'');
             }
             Param::Blob(b) => {
                 out.push_str("'\\x");
-                for byte in b.iter() {
-                    write!(out, "{byte:02x}").map_err(Error::internal)?;
-                }
+                push_hex(out, b);
                 out.push_str("'::bytea");
             }
         }
