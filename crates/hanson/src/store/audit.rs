@@ -98,6 +98,33 @@ pub fn audit(c: &mut dyn Conn) -> Result<Report> {
         ));
     }
 
+    // Trades and price points name an outcome of their own market and (trades) a wallet.
+    // PostgreSQL has no foreign keys on these records (migration 0015): this is their check.
+    for r in c.query(
+        "SELECT t.id, t.market_id, t.outcome_id, t.wallet_id, o.id, w.id FROM trades t \
+         LEFT JOIN outcomes o ON o.id = t.outcome_id AND o.market_id = t.market_id \
+         LEFT JOIN wallets w ON w.id = t.wallet_id WHERE o.id IS NULL OR w.id IS NULL",
+        &[],
+    )? {
+        let (trade, market, outcome, wallet) = (r.text(0)?, r.text(1)?, r.text(2)?, r.text(3)?);
+        if r.opt_text(4)?.is_none() {
+            report.fail(format!("trade {trade}: outcome {outcome} is not an outcome of its market {market}"));
+        }
+        if r.opt_text(5)?.is_none() {
+            report.fail(format!("trade {trade}: wallet {wallet} does not exist"));
+        }
+    }
+    for r in c.query(
+        "SELECT p.seq, p.market_id, p.outcome_id FROM price_points p \
+         LEFT JOIN outcomes o ON o.id = p.outcome_id AND o.market_id = p.market_id WHERE o.id IS NULL",
+        &[],
+    )? {
+        report.fail(format!(
+            "price point {}: outcome {} is not an outcome of its market {}",
+            r.int(0)?, r.text(2)?, r.text(1)?
+        ));
+    }
+
     // Per market: shares, volume and pool consistent with positions, trades and settlement.
     let market_rows = c.query("SELECT id, status, total_volume, trade_count, payout_num, payout_den, winning_outcome_id FROM markets", &[])?;
     for m in market_rows {

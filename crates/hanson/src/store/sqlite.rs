@@ -38,6 +38,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (12, include_str!("../../migrations/sqlite/0012_events.sql")),
     (13, include_str!("../../migrations/sqlite/0013_webhooks.sql")),
     (14, include_str!("../../migrations/sqlite/0014_search_versions.sql")),
+    (15, include_str!("../../migrations/sqlite/0015_trade_record_keys.sql")),
 ];
 
 /// Most jobs one commit carries. Commits no longer wait for the disk, so small batches are

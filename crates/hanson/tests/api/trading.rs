@@ -851,3 +851,44 @@ async fn a_position_sold_out_closes_and_a_new_bet_reopens_it() {
     assert_eq!(a.holdings(t).await["data"][0]["status"], "won");
     assert!(audit(&a.f.app).0);
 }
+
+#[tokio::test]
+async fn the_audit_finds_trade_records_that_name_another_markets_outcome_or_no_wallet() {
+    use hanson::store::sql::Param;
+    let a = Arena::new(1, 100 * ONE_TOKEN).await;
+    let r = a.bet(&a.traders[0], 0, ONE_TOKEN).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let trade_id = r.body["bet_id"].as_str().unwrap().to_string();
+    let (ok, report) = audit(&a.f.app);
+    assert!(ok, "{report}");
+
+    let other = a.f.market(2).await;
+    let stray = other["outcomes"][0]["id"].as_str().unwrap().to_string();
+    let (market, trade) = (a.market_id().to_string(), trade_id.clone());
+    let store = hanson::store::Store::open(&a.f.app.database_url).unwrap();
+    let point: i64 = store
+        .write(move |c| {
+            c.exec("UPDATE trades SET outcome_id = $1 WHERE id = $2", &[Param::Text(&stray), Param::Text(&trade)])?;
+            let seq = c.query_one("SELECT max(seq) FROM price_points WHERE market_id = $1", &[Param::Text(&market)])?.int(0)?;
+            c.exec("UPDATE price_points SET outcome_id = $1 WHERE seq = $2", &[Param::Text(&stray), Param::Int(seq)])?;
+            Ok(seq)
+        })
+        .await
+        .unwrap();
+    let stray = other["outcomes"][0]["id"].as_str().unwrap();
+    let market = a.market_id();
+    let mut expected = vec![
+        format!("trade {trade_id}: outcome {stray} is not an outcome of its market {market}"),
+        format!("price point {point}: outcome {stray} is not an outcome of its market {market}"),
+    ];
+    // Only PostgreSQL lets a record name a wallet that does not exist (migration 0015).
+    if crate::BACKEND == Backend::Postgres {
+        let trade = trade_id.clone();
+        store.write(move |c| c.exec("UPDATE trades SET wallet_id = 'no-such-wallet' WHERE id = $1", &[Param::Text(&trade)])).await.unwrap();
+        expected.insert(1, format!("trade {trade_id}: wallet no-such-wallet does not exist"));
+    }
+    let (ok, report) = audit(&a.f.app);
+    assert!(!ok, "{report}");
+    let problems: Vec<&str> = report.lines().skip(1).map(|l| l.trim_start_matches("  - ")).collect();
+    assert_eq!(problems, expected, "{report}");
+}

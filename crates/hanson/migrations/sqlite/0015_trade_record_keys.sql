@@ -1,0 +1,3 @@
+-- Nothing to do: SQLite keeps the foreign keys that migrations/postgres/0015 drops. Its
+-- checks are index lookups inside the process, without row locks, and `hanson audit`
+-- checks the same references on both backends.
