@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::sql::{value_rows, Conn, Dialect, FromRow, Param, Row};
+use super::sql::{id_list, value_rows, Conn, Dialect, FromRow, Param, Row};
 use super::webhooks;
 use crate::domain::event::{Event, Published};
 use crate::domain::ids::{new_id, MarketId};
@@ -34,7 +34,27 @@ pub fn current_seq(c: &mut dyn Conn, market_id: &str) -> Result<i64> {
     if let Some(seq) = c.hot().and_then(|hot| hot.seq(market_id)) {
         return Ok(seq);
     }
-    c.query_one("SELECT COALESCE(MAX(seq), 0) FROM events WHERE market_id = $1", &[Param::Text(market_id)])?.int(0)
+    Ok(current_seqs(c, &[market_id])?.first().map_or(0, |(_, seq)| *seq))
+}
+
+/// [`current_seq`] of each market of `market_ids`, in id order, in one statement (a trade
+/// batch's markets: one statement each was 29 round trips a batch in many_markets).
+pub fn current_seqs(c: &mut dyn Conn, market_ids: &[&str]) -> Result<Vec<(String, i64)>> {
+    if market_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (_, params) = id_list(market_ids);
+    // The ids are compared as bound, not as `markets.id`: on PostgreSQL that column's "C"
+    // collation is not the index's, and the lookup became a scan (17 ms a batch).
+    let sql = format!(
+        "WITH wanted(id) AS (VALUES {}) SELECT id, (SELECT COALESCE(MAX(seq), 0) FROM events WHERE events.market_id = wanted.id) FROM wanted",
+        value_rows(params.len(), 1)
+    );
+    let mut seqs = c.query(&sql, &params)?.iter().map(|r| Ok((r.text(0)?, r.int(1)?))).collect::<Result<Vec<_>>>()?;
+    // The padding's repeated id comes back once for each time it is repeated.
+    seqs.sort_unstable();
+    seqs.dedup();
+    Ok(seqs)
 }
 
 /// Records `events` in the current transaction and returns them as they will be published.

@@ -29,8 +29,8 @@ pub struct HotRows {
     /// Counts every change to the copies: a trade that fails after changing them spoils its
     /// batch, as one that changed rows does.
     changes: u64,
-    /// The last event sequence number of each market this batch's trades wrote events of
-    /// (their events' rows may not be written yet).
+    /// The last event sequence number of each of this batch's markets: read ahead, then
+    /// advanced by its trades' events (whose rows may not be written yet).
     seqs: Vec<(String, i64)>,
     /// The batch's events, written together by `flush`; with the node that recorded them.
     events: Option<(String, Vec<Written>)>,

@@ -1,6 +1,6 @@
 //! Position rows: reading, locking and saving what a wallet holds of an outcome.
 
-use super::sql::{id_list, placeholders, query_as, query_opt_as, value_rows, Conn, FromRow, Param, Row};
+use super::sql::{query_as, query_opt_as, value_rows, Conn, FromRow, Param, Row};
 use crate::domain::position::{Position, PositionStatus};
 use crate::error::{Error, Result};
 
@@ -92,17 +92,21 @@ pub fn upsert_positions(c: &mut dyn Conn, positions: &[Position]) -> Result<()> 
     c.exec_later(&sql, &params)
 }
 
-/// Every position some wallet of `wallet_ids` holds of some outcome of `outcome_ids`, locked.
-pub fn positions_of(c: &mut dyn Conn, wallet_ids: &[&str], outcome_ids: &[&str]) -> Result<Vec<Position>> {
-    if wallet_ids.is_empty() || outcome_ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    let (wallets, mut params) = id_list(wallet_ids);
-    let (_, outcome_params) = id_list(outcome_ids);
-    let outcomes = placeholders(params.len() + 1, outcome_params.len());
-    params.extend(outcome_params);
+/// The positions of these (wallet, outcome) pairs that exist, locked.
+pub fn positions_of(c: &mut dyn Conn, pairs: &[(&str, &str)]) -> Result<Vec<Position>> {
+    let Some(last) = pairs.last() else { return Ok(Vec::new()) };
+    // Exact (wallet, outcome) pairs: two IN lists made the index probe every wallet with
+    // every outcome, 2,000 probes and 6 ms a batch in many_markets. Padded to a power of two
+    // with the last pair, as `id_list` pads, so the statement stays prepared.
+    let padded = pairs.len().next_power_of_two();
+    let params: Vec<Param<'_>> = pairs
+        .iter()
+        .chain(std::iter::repeat_n(last, padded - pairs.len()))
+        .flat_map(|(wallet, outcome)| [Param::Text(wallet), Param::Text(outcome)])
+        .collect();
     let sql = format!(
-        "SELECT {POSITION_COLUMNS} FROM positions WHERE wallet_id IN ({wallets}) AND outcome_id IN ({outcomes}) ORDER BY id{}",
+        "SELECT {POSITION_COLUMNS} FROM positions WHERE (wallet_id, outcome_id) IN (VALUES {}) ORDER BY id{}",
+        value_rows(padded, 2),
         c.lock_clause()
     );
     query_as(c, &sql, &params)

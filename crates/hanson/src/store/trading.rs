@@ -3,6 +3,7 @@
 //! position, the outcome totals, the price points and the ledger transfers together, and
 //! emit the events the change causes.
 
+use super::events;
 use super::history;
 use super::hot::{KeptSession, TradeTotals};
 use super::ledger::{self, Account, Kind, Transfer};
@@ -285,16 +286,17 @@ fn distinct<'k>(keys: &'k [TradeKeys], field: impl Fn(&'k TradeKeys) -> &'k Stri
 }
 
 /// Reads the rows the trades of one batch start from, a statement per kind instead of
-/// several per trade, into the batch's kept rows (`hot`): the markets (locked, in id order),
-/// the sessions, the positions held and the balances the trades move. A trade then finds
-/// them there, as it finds what earlier trades of its batch left. Nothing is read for
+/// several per trade, into the batch's kept rows (`hot`): the markets (locked, in id order)
+/// and their last event numbers, the sessions, the positions held and the balances the
+/// trades move. A trade then finds them there, as it finds what earlier trades of its batch left. Nothing is read for
 /// keys that name nothing; their trades fail as they would alone.
 pub fn preload(c: &mut dyn Conn, keys: &[TradeKeys]) -> Result<()> {
     if c.hot().is_none() || keys.is_empty() {
         return Ok(());
     }
     let mut accounts: Vec<String> = Vec::new();
-    for m in markets::markets_by_id(c, &distinct(keys, |k| &k.market_id), true)? {
+    let market_ids = distinct(keys, |k| &k.market_id);
+    for m in markets::markets_by_id(c, &market_ids, true)? {
         accounts.push(ledger::pool_account(&m.id));
         accounts.push(ledger::wallet_account(&m.creator_wallet_id, &m.token.id));
         accounts.push(ledger::platform_account(&m.token.id));
@@ -305,8 +307,13 @@ pub fn preload(c: &mut dyn Conn, keys: &[TradeKeys]) -> Result<()> {
             hot.keep(m);
         }
     }
+    // Read under the markets' locks, like `events::current_seq`.
+    let seqs = events::current_seqs(c, &market_ids)?;
     let found = sessions(c, &distinct(keys, |k| &k.session_id))?;
-    let held = positions::positions_of(c, &distinct(keys, |k| &k.wallet_id), &distinct(keys, |k| &k.outcome_id))?;
+    let mut pairs: Vec<(&str, &str)> = keys.iter().map(|k| (k.wallet_id.as_str(), k.outcome_id.as_str())).collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    let held = positions::positions_of(c, &pairs)?;
     accounts.sort_unstable();
     accounts.dedup();
     let account_ids: Vec<&str> = accounts.iter().map(String::as_str).collect();
@@ -318,6 +325,9 @@ pub fn preload(c: &mut dyn Conn, keys: &[TradeKeys]) -> Result<()> {
         hot.keep_position(&k.wallet_id, &k.outcome_id, position.cloned());
     }
     hot.keep_balances(balances);
+    for (market_id, seq) in seqs {
+        hot.set_seq(&market_id, seq);
+    }
     Ok(())
 }
 

@@ -125,6 +125,27 @@ async fn concurrent_bets_and_sells_keep_the_books_exact() {
         let d = f.app.get(&format!("/v1/markets/{id}"), None).await.body;
         replay(&d, &trades_in_order(&f.app, id).await);
     }
+    // Each market's stream numbers its events 1, 2, ... without a gap, and the batch's
+    // read-ahead of the last numbers (`current_seqs`) agrees with it.
+    let store = hanson::store::Store::open(&f.app.database_url).unwrap();
+    let ids: Vec<String> = [&hot, &others[0], &others[1]].iter().map(|m| m["id"].as_str().unwrap().to_string()).collect();
+    let (seqs, counts) = store
+        .read(move |c| {
+            let wanted: Vec<&str> = ids.iter().map(String::as_str).chain(["no-such-market"]).collect();
+            let seqs = hanson::store::events::current_seqs(c, &wanted)?;
+            let mut counts = Vec::new();
+            for id in &ids {
+                let sql = "SELECT count(*) FROM events WHERE market_id = $1";
+                counts.push((id.clone(), c.query_one(sql, &[hanson::store::sql::Param::Text(id)])?.int(0)?));
+            }
+            counts.push(("no-such-market".to_string(), 0));
+            counts.sort();
+            Ok((seqs, counts))
+        })
+        .await
+        .unwrap();
+    assert!(counts.iter().any(|(_, n)| *n >= 220), "every trade on the hot market is an event of its stream: {counts:?}");
+    assert_eq!(seqs, counts);
     let (passed, report) = audit(&f.app);
     assert!(passed, "{report}");
 }
