@@ -563,20 +563,19 @@ impl<'c> PgConn<'c> {
         self.writes + self.hot.as_ref().map_or(0, HotRows::changes)
     }
 
-    /// Sends the writes `exec_later` kept, in one round trip.
-    fn send_later(&mut self) -> Result<()> {
-        if self.later.is_empty() {
-            return Ok(());
-        }
+    /// Sends the writes `exec_later` kept and then `last` (a trade batch's COMMIT), in one
+    /// round trip. The server runs none of the statements after one that fails.
+    fn send_later_then(&mut self, last: &str) -> std::result::Result<(), ::postgres::Error> {
         let sql = std::mem::take(&mut self.later)
             .into_iter()
             .map(|l| match l {
                 Later::Sql(sql) => sql,
                 Later::Rows(rows) => rows.sql(),
             })
+            .chain([last.to_string()])
             .collect::<Vec<_>>()
             .join(";\n");
-        self.pc.client.batch_execute(&sql).map_err(|e| self.fail(e))
+        self.pc.client.batch_execute(&sql)
     }
 
     /// Records the first failure (it decides retry and rollback) and converts it.

@@ -10,19 +10,20 @@
 //! other waits for. Writes that are not trades run beside the batches as before.
 //!
 //! The batch reads the rows its trades start from (markets, sessions, positions, balances)
-//! with a statement per kind (`trading::preload`), and sends the rows its trades write in one
-//! round trip before COMMIT (`Conn::exec_later`).
+//! with a statement per kind (`trading::preload`), and sends the rows its trades write and
+//! the COMMIT in one round trip (`Conn::exec_later`).
 //!
 //! A trade that fails before its first write (a rule, a balance) fails alone and the batch
-//! goes on. One that fails after writing, or a batch that cannot commit for a lost race,
-//! rolls the batch back; each of its trades then runs again alone, in a transaction of its
-//! own, so only the failing one fails. A trade is answered only after its commit.
+//! goes on. One that fails after writing, or a batch whose writes or COMMIT the server
+//! refuses (a lost race among them), rolls the batch back; each of its trades then runs again
+//! alone, in a transaction of its own, so only the failing one fails. A trade is answered
+//! only after its commit.
 
 use std::sync::{mpsc, Arc};
 
 use tokio::sync::oneshot;
 
-use super::{pg_error, retry_cause, InUse, PgConn, Pool, BEGIN_WRITE};
+use super::{pg_error, InUse, PgConn, Pool, BEGIN_WRITE};
 use crate::store::hot::{self, HotRows};
 use crate::store::trading::{self, TradeKeys};
 use crate::store::sql::Conn;
@@ -130,27 +131,26 @@ impl Pool {
         let _in_use = InUse::start();
         let started = std::time::Instant::now();
         let mut members = vec![first];
-        let mut pc = match self.begin(BEGIN_WRITE) {
+        // BEGIN and the batch lock in one round trip.
+        let mut pc = match self.begin(&format!("{BEGIN_WRITE}; SELECT pg_advisory_xact_lock({TRADE_BATCH_LOCK})")) {
             Ok(pc) => pc,
             Err(e) => {
                 members.into_iter().for_each(|m| m.answer(Err(&e)));
                 return;
             }
         };
-        let locked = pc.client.batch_execute(&format!("SELECT pg_advisory_xact_lock({TRADE_BATCH_LOCK})"));
         // Taken once the lock is held: trades that arrived while another node's batch ran
         // join this one (two nodes took turns with half-sized batches before).
         members.extend(waiting.try_iter().take(MAX_BATCH - 1));
         let mut conn = PgConn::new(&mut pc, Some(HotRows::default()));
         let keys: Vec<TradeKeys> = members.iter().map(|m| m.keys().clone()).collect();
-        let whole = locked.is_ok()
-            && trading::preload(&mut conn, &keys).is_ok()
+        let ran = trading::preload(&mut conn, &keys).is_ok()
             && members.iter_mut().all(|m| m.run(&mut conn))
             && hot::flush(&mut conn).is_ok()
-            && conn.send_later().is_ok()
             && conn.failure.is_none();
-        if whole {
-            match pc.client.batch_execute("COMMIT") {
+        if ran {
+            // The writes and COMMIT in one round trip.
+            match conn.send_later_then("COMMIT") {
                 Ok(()) => {
                     self.give_back(pc, true);
                     let metrics = crate::metrics::metrics();
@@ -159,16 +159,17 @@ impl Pool {
                     members.into_iter().for_each(|m| m.answer(Ok(())));
                     return;
                 }
-                // A lost race at COMMIT committed nothing: run each trade again below. Any
-                // other failure leaves the outcome unknown, and is reported as it is.
-                Err(e) if retry_cause(e.code()).is_none() => {
+                // The server refused a write or the COMMIT (a lost race among them) and
+                // committed nothing: run each trade again below. Without the server's word
+                // (a lost connection) the outcome is unknown, and is reported as it is.
+                Err(e) if e.code().is_some() => {}
+                Err(e) => {
                     let healthy = pc.client.batch_execute("ROLLBACK").is_ok();
                     self.give_back(pc, healthy);
                     let e = pg_error(&e);
                     members.into_iter().for_each(|m| m.answer(Err(&e)));
                     return;
                 }
-                Err(_) => {}
             }
         }
         let healthy = pc.client.batch_execute("ROLLBACK").is_ok();
