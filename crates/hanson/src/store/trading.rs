@@ -288,8 +288,8 @@ fn distinct<'k>(keys: &'k [TradeKeys], field: impl Fn(&'k TradeKeys) -> &'k Stri
 /// Reads the rows the trades of one batch start from, a statement per kind instead of
 /// several per trade, into the batch's kept rows (`hot`): the markets (locked, in id order)
 /// and their last event numbers, the sessions, the positions held and the balances the
-/// trades move. A trade then finds them there, as it finds what earlier trades of its batch left. Nothing is read for
-/// keys that name nothing; their trades fail as they would alone.
+/// trades move. A trade then finds them there, as it finds what earlier trades of its batch
+/// left. Nothing is read for keys that name nothing; their trades fail as they would alone.
 pub fn preload(c: &mut dyn Conn, keys: &[TradeKeys]) -> Result<()> {
     if c.hot().is_none() || keys.is_empty() {
         return Ok(());
