@@ -43,6 +43,13 @@ pub fn current_seqs(c: &mut dyn Conn, market_ids: &[&str]) -> Result<Vec<(String
     if market_ids.is_empty() {
         return Ok(Vec::new());
     }
+    let (sql, params) = current_seqs_read(market_ids);
+    seqs_from(&c.query(&sql, &params)?)
+}
+
+/// The statement of [`current_seqs`] (`market_ids` not empty), for a caller that sends more
+/// with it in one round trip; [`seqs_from`] reads its rows.
+pub fn current_seqs_read<'a>(market_ids: &'a [&'a str]) -> (String, Vec<Param<'a>>) {
     let (_, params) = id_list(market_ids);
     // The ids are compared as bound, not as `markets.id`: on PostgreSQL that column's "C"
     // collation is not the index's, and the lookup became a scan (17 ms a batch).
@@ -50,7 +57,11 @@ pub fn current_seqs(c: &mut dyn Conn, market_ids: &[&str]) -> Result<Vec<(String
         "WITH wanted(id) AS (VALUES {}) SELECT id, (SELECT COALESCE(MAX(seq), 0) FROM events WHERE events.market_id = wanted.id) FROM wanted",
         value_rows(params.len(), 1)
     );
-    let mut seqs = c.query(&sql, &params)?.iter().map(|r| Ok((r.text(0)?, r.int(1)?))).collect::<Result<Vec<_>>>()?;
+    (sql, params)
+}
+
+pub fn seqs_from(rows: &[Row]) -> Result<Vec<(String, i64)>> {
+    let mut seqs = rows.iter().map(|r| Ok((r.text(0)?, r.int(1)?))).collect::<Result<Vec<_>>>()?;
     // The padding's repeated id comes back once for each time it is repeated.
     seqs.sort_unstable();
     seqs.dedup();

@@ -93,30 +93,49 @@ impl FromRow for Outcome {
 }
 
 /// Fills in the outcomes and pool balances of markets, two queries for any number of them.
-fn load_details(c: &mut dyn Conn, mut markets: Vec<Market>) -> Result<Vec<Market>> {
+/// Reads the outcomes and pools of `markets` (read without them), in one round trip.
+fn load_details(c: &mut dyn Conn, markets: Vec<Market>) -> Result<Vec<Market>> {
     if markets.is_empty() {
         return Ok(markets);
     }
     let ids: Vec<&str> = markets.iter().map(|m| m.id.as_str()).collect();
-    let (list, params) = id_list(&ids);
+    let pools: Vec<String> = ids.iter().map(|id| ledger::pool_account(id)).collect();
+    let rows = c.query_all(&details_reads(&ids, &pools))?;
+    let [outcome_rows, pool_rows] = <[Vec<Row>; 2]>::try_from(rows).map_err(|_| Error::internal("outcomes and pools"))?;
+    with_details(markets, &outcome_rows, &pool_rows)
+}
+
+/// The statements reading markets' outcomes and pools; `pools` are the markets' pool
+/// accounts.
+fn details_reads<'a>(ids: &'a [&'a str], pools: &'a [String]) -> Vec<(String, Vec<Param<'a>>)> {
+    let (outcome_list, outcome_params) = id_list(ids);
+    let (pool_list, pool_params) = id_list(pools);
+    vec![
+        (
+            format!(
+                "SELECT id, market_id, outcome_index, title, description, images, total_shares, total_volume \
+                 FROM outcomes WHERE market_id IN ({outcome_list}) ORDER BY market_id, outcome_index"
+            ),
+            outcome_params,
+        ),
+        (format!("SELECT id, balance FROM accounts WHERE id IN ({pool_list})"), pool_params),
+    ]
+}
+
+/// `markets` with the outcomes and pool balances `details_reads` returned.
+fn with_details(mut markets: Vec<Market>, outcome_rows: &[Row], pool_rows: &[Row]) -> Result<Vec<Market>> {
     let mut outcomes: HashMap<MarketId, Vec<Outcome>> = HashMap::new();
-    let sql = format!(
-        "SELECT id, market_id, outcome_index, title, description, images, total_shares, total_volume \
-         FROM outcomes WHERE market_id IN ({list}) ORDER BY market_id, outcome_index"
-    );
-    for row in &c.query(&sql, &params)? {
+    for row in outcome_rows {
         let o = Outcome::from_row(row)?;
         outcomes.entry(o.market_id.clone()).or_default().push(o);
     }
-    let pools: Vec<String> = ids.iter().map(|id| ledger::pool_account(id)).collect();
-    let (list, params) = id_list(&pools);
     let mut balances: HashMap<String, u128> = HashMap::new();
-    for row in &c.query(&format!("SELECT id, balance FROM accounts WHERE id IN ({list})"), &params)? {
+    for row in pool_rows {
         balances.insert(row.text(0)?, row.money(1)?);
     }
-    for (m, pool) in markets.iter_mut().zip(&pools) {
+    for m in markets.iter_mut() {
         m.outcomes = outcomes.remove(&m.id).unwrap_or_default();
-        m.pool = balances.get(pool).copied().unwrap_or(0);
+        m.pool = balances.get(&ledger::pool_account(&m.id)).copied().unwrap_or(0);
     }
     Ok(markets)
 }
@@ -128,20 +147,40 @@ pub fn market(c: &mut dyn Conn, id: &str, lock: bool) -> Result<Option<Market>> 
 
 /// The markets among `ids` that exist, with their outcomes and pools, in no set order;
 /// `lock` takes their row locks (in id order, so two writers locking overlapping sets cannot
-/// each hold one the other waits for) where the dialect has them.
+/// each hold one the other waits for) where the dialect has them. One round trip.
 pub fn markets_by_id(c: &mut dyn Conn, ids: &[&str], lock: bool) -> Result<Vec<Market>> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
+    let pools: Vec<String> = ids.iter().map(|id| ledger::pool_account(id)).collect();
+    let reads = markets_by_id_reads(c, ids, &pools, lock);
+    markets_from(c.query_all(&reads)?)
+}
+
+/// The statements of [`markets_by_id`], for a caller that sends more with them in one round
+/// trip; `pools` are the markets' pool accounts ([`ledger::pool_account`]). Their rows, in
+/// order, are [`markets_from`]'s.
+pub fn markets_by_id_reads<'a>(c: &dyn Conn, ids: &'a [&'a str], pools: &'a [String], lock: bool) -> Vec<(String, Vec<Param<'a>>)> {
     let (list, params) = id_list(ids);
-    let lock_clause = c.lock_clause();
+    let mut reads = Vec::with_capacity(4);
     // SQLite's single writer already serializes: nothing to lock there.
+    let lock_clause = c.lock_clause();
     if lock && !lock_clause.is_empty() {
-        c.query(&format!("SELECT id FROM markets WHERE id IN ({list}) ORDER BY id{lock_clause}"), &params)?;
+        reads.push((format!("SELECT id FROM markets WHERE id IN ({list}) ORDER BY id{lock_clause}"), params.clone()));
     }
-    let sql = format!("SELECT {MARKET_COLUMNS} {MARKET_FROM} WHERE m.id IN ({list})");
-    let markets = c.query(&sql, &params)?.iter().map(Market::from_row).collect::<Result<Vec<_>>>()?;
-    load_details(c, markets)
+    reads.push((format!("SELECT {MARKET_COLUMNS} {MARKET_FROM} WHERE m.id IN ({list})"), params));
+    reads.extend(details_reads(ids, pools));
+    reads
+}
+
+/// The markets whose rows [`markets_by_id_reads`]' statements returned.
+pub fn markets_from(mut rows: Vec<Vec<Row>>) -> Result<Vec<Market>> {
+    // The lock's rows, if it was read, come first and say nothing more.
+    let last = rows.split_off(rows.len().saturating_sub(3));
+    let [market_rows, outcome_rows, pool_rows] =
+        <[Vec<Row>; 3]>::try_from(last).map_err(|_| Error::internal("the markets' reads"))?;
+    let markets = market_rows.iter().map(Market::from_row).collect::<Result<Vec<_>>>()?;
+    with_details(markets, &outcome_rows, &pool_rows)
 }
 
 /// The provider's own market, or 404 (another provider's market is invisible).

@@ -94,22 +94,29 @@ pub fn upsert_positions(c: &mut dyn Conn, positions: &[Position]) -> Result<()> 
 
 /// The positions of these (wallet, outcome) pairs that exist, locked.
 pub fn positions_of(c: &mut dyn Conn, pairs: &[(&str, &str)]) -> Result<Vec<Position>> {
-    let Some(last) = pairs.last() else { return Ok(Vec::new()) };
+    if pairs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (sql, params) = positions_of_read(c, pairs);
+    query_as(c, &sql, &params)
+}
+
+/// The statement of [`positions_of`] (`pairs` not empty), for a caller that sends more with
+/// it in one round trip; its rows are [`Position`]s.
+pub fn positions_of_read<'a>(c: &dyn Conn, pairs: &'a [(&'a str, &'a str)]) -> (String, Vec<Param<'a>>) {
     // Exact (wallet, outcome) pairs: two IN lists made the index probe every wallet with
     // every outcome, 2,000 probes and 6 ms a batch in many_markets. Padded to a power of two
     // with the last pair, as `id_list` pads, so the statement stays prepared.
     let padded = pairs.len().next_power_of_two();
-    let params: Vec<Param<'_>> = pairs
-        .iter()
-        .chain(std::iter::repeat_n(last, padded - pairs.len()))
-        .flat_map(|(wallet, outcome)| [Param::Text(wallet), Param::Text(outcome)])
-        .collect();
+    let last = pairs.last().into_iter().cycle().take(padded - pairs.len());
+    let params: Vec<Param<'_>> =
+        pairs.iter().chain(last).flat_map(|(wallet, outcome)| [Param::Text(wallet), Param::Text(outcome)]).collect();
     let sql = format!(
         "SELECT {POSITION_COLUMNS} FROM positions WHERE (wallet_id, outcome_id) IN (VALUES {}) ORDER BY id{}",
         value_rows(padded, 2),
         c.lock_clause()
     );
-    query_as(c, &sql, &params)
+    (sql, params)
 }
 
 /// The market's active positions, oldest first.

@@ -1,5 +1,6 @@
-//! PostgreSQL backend: the synchronous `postgres` client on tokio's blocking threads, a small
-//! pool of connections, one transaction per store call.
+//! PostgreSQL backend: a blocking client (`client`, tokio-postgres on a runtime of each
+//! connection's own) on tokio's blocking threads, a small pool of connections, one
+//! transaction per store call.
 //!
 //! Several `hanson serve` processes may share one database. Writes run in READ COMMITTED and
 //! lock the rows they read-then-change (`Conn::lock_clause` is ` FOR UPDATE` here), so money
@@ -12,6 +13,7 @@
 
 pub mod admin;
 mod batch;
+mod client;
 mod numeric;
 
 use std::collections::HashMap;
@@ -23,7 +25,9 @@ use std::time::Duration;
 use ::postgres::error::SqlState;
 use ::postgres::types::{to_sql_checked, IsNull, ToSql, Type};
 use ::postgres::fallible_iterator::FallibleIterator;
-use ::postgres::{Client, Config, NoTls, Statement};
+use ::postgres::{NoTls, Statement};
+use client::{Client, ConnectError};
+use tokio_postgres::Config;
 use bytes::BytesMut;
 use tokio::sync::Semaphore;
 
@@ -215,9 +219,7 @@ impl PostgresBackend {
     /// of the connection, of each notification in commit order, and of each second without
     /// one. Returns when `deliver` returns false, or with an error when the connection fails.
     pub fn listen(&self, channel: &str, mut deliver: impl FnMut(Notice<'_>) -> bool) -> Result<()> {
-        let mut client = self
-            .pool
-            .config
+        let mut client = ::postgres::Config::from(self.pool.config.clone())
             .connect(NoTls)
             .map_err(|e| Error::Unavailable(format!("cannot connect to PostgreSQL at {}: {}", self.pool.target, pg_error(&e))))?;
         client.batch_execute(&format!("LISTEN {channel}")).map_err(|e| pg_error(&e))?;
@@ -343,10 +345,13 @@ impl Pool {
     }
 
     fn connect(&self) -> Result<PooledClient> {
-        let mut client = self
-            .config
-            .connect(NoTls)
-            .map_err(|e| Error::Unavailable(format!("cannot connect to PostgreSQL at {}: {}", self.target, pg_error(&e))))?;
+        let mut client = Client::connect(&self.config).map_err(|e| {
+            let why = match e {
+                ConnectError::Runtime(e) => e.to_string(),
+                ConnectError::Postgres(e) => pg_error(&e).to_string(),
+            };
+            Error::Unavailable(format!("cannot connect to PostgreSQL at {}: {why}", self.target))
+        })?;
         // Bounds how long one statement (and so one pooled connection) can be held.
         client
             .batch_execute(&format!("SET statement_timeout = {}; SET standard_conforming_strings = on", self.statement_timeout_ms))
@@ -430,26 +435,22 @@ impl Pool {
         let mut pc = self.connect()?;
         let now = crate::domain::time::now_micros();
         let run = |client: &mut Client| -> std::result::Result<(), ::postgres::Error> {
-            let mut tx = client.transaction()?;
             // A long migration on another node must not trip our statement timeout.
-            tx.batch_execute("SET LOCAL statement_timeout = 0")?;
-            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
-            tx.batch_execute(
-                "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)",
-            )?;
+            client.batch_execute(&format!(
+                "BEGIN; SET LOCAL statement_timeout = 0; SELECT pg_advisory_xact_lock({MIGRATION_LOCK}); \
+                 CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)"
+            ))?;
+            let applied = client.prepare_typed("SELECT count(*) FROM schema_migrations WHERE version = $1", &[Type::INT8])?;
             for (version, sql) in MIGRATIONS {
-                let applied: i64 = tx
-                    .query_one("SELECT count(*) FROM schema_migrations WHERE version = $1", &[version])?
-                    .get(0);
-                if applied == 0 {
-                    tx.batch_execute(sql)?;
-                    tx.execute(
-                        "INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)",
-                        &[version, &now],
-                    )?;
+                let count: i64 = client.query(&applied, &[version])?.first().map_or(0, |row| row.get(0));
+                if count == 0 {
+                    client.batch_execute(sql)?;
+                    client.batch_execute(&format!(
+                        "INSERT INTO schema_migrations (version, applied_at) VALUES ({version}, {now})"
+                    ))?;
                 }
             }
-            tx.commit()
+            client.batch_execute("COMMIT")
         };
         run(&mut pc.client)
             .map_err(|e| Error::internal(format!("migrating PostgreSQL at {}: {}", self.target, pg_error(&e))))?;
@@ -778,6 +779,10 @@ fn render(out: &mut String, sql: &str, params: &[Param<'_>]) -> Result<()> {
     Ok(())
 }
 
+fn converted(row: &::postgres::Row) -> Result<Row> {
+    (0..row.len()).map(|i| column(row, i)).collect::<Result<Vec<_>>>().map(Row)
+}
+
 fn args<'a>(params: &'a [Param<'a>]) -> Vec<&'a (dyn ToSql + Sync)> {
     params.iter().map(|p| p as &(dyn ToSql + Sync)).collect()
 }
@@ -833,9 +838,23 @@ impl Conn for PgConn<'_> {
             Ok(rows) => rows,
             Err(e) => return Err(self.fail(e)),
         };
-        rows.iter()
-            .map(|row| (0..row.len()).map(|i| column(row, i)).collect::<Result<Vec<_>>>().map(Row))
-            .collect()
+        rows.iter().map(converted).collect()
+    }
+
+    fn query_all(&mut self, reads: &[(String, Vec<Param<'_>>)]) -> Result<Vec<Vec<Row>>> {
+        let mut statements = Vec::with_capacity(reads.len());
+        for (sql, params) in reads {
+            if !sql.trim_start().starts_with("SELECT") {
+                self.writes += 1;
+            }
+            statements.push(self.statement(sql, params)?);
+        }
+        let queries: Vec<_> = statements.iter().zip(reads).map(|(stmt, (_, params))| (stmt, args(params))).collect();
+        let answers = match self.pc.client.query_all(&queries) {
+            Ok(answers) => answers,
+            Err(e) => return Err(self.fail(e)),
+        };
+        answers.iter().map(|rows| rows.iter().map(converted).collect()).collect()
     }
 }
 

@@ -214,6 +214,12 @@ pub trait Conn {
         self.exec(sql, params).map(|_| ())
     }
 
+    /// Runs reads in order and returns each one's rows. PostgreSQL sends them all before
+    /// reading an answer: one round trip instead of one each.
+    fn query_all(&mut self, reads: &[(String, Vec<Param<'_>>)]) -> Result<Vec<Vec<Row>>> {
+        reads.iter().map(|(sql, params)| self.query(sql, params)).collect()
+    }
+
     fn query_opt(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Option<Row>> {
         Ok(self.query(sql, params)?.into_iter().next())
     }

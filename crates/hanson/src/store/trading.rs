@@ -9,7 +9,7 @@ use super::hot::{KeptSession, TradeTotals};
 use super::ledger::{self, Account, Kind, Transfer};
 use super::markets;
 use super::positions::{self, active_positions};
-use super::sql::{id_list, Conn, Param};
+use super::sql::{id_list, Conn, FromRow, Param, Row};
 use crate::domain::event::{Event, OutcomePrice, TradeCreated};
 use crate::domain::ids::{MarketId, OutcomeId, PositionId, TradeId, WalletId};
 use crate::domain::market::{Market, MarketStatus};
@@ -238,7 +238,11 @@ fn move_trade_money(c: &mut dyn Conn, t: &Trade, money: TradeMoney<'_>) -> Resul
 pub fn live_session(c: &mut dyn Conn, trader: &Trader) -> Result<String> {
     let kept = match c.hot().and_then(|hot| hot.session(&trader.session_id).cloned()) {
         Some(kept) => Some(kept),
-        None => sessions(c, &[trader.session_id.as_str()])?.pop(),
+        None => {
+            let ids = [trader.session_id.as_str()];
+            let (sql, params) = sessions_read(&ids);
+            sessions_from(&c.query(&sql, &params)?)?.pop()
+        }
     };
     match kept {
         Some(KeptSession { session, address }) if session.is_live_for(&trader.wallet_id, &trader.provider_id) => Ok(address),
@@ -246,14 +250,18 @@ pub fn live_session(c: &mut dyn Conn, trader: &Trader) -> Result<String> {
     }
 }
 
-/// The sessions among `ids` that exist, with their wallets' addresses.
-fn sessions(c: &mut dyn Conn, ids: &[&str]) -> Result<Vec<KeptSession>> {
+/// The statement reading the sessions among `ids` that exist, with their wallets' addresses;
+/// [`sessions_from`] reads its rows.
+fn sessions_read<'a>(ids: &'a [&'a str]) -> (String, Vec<Param<'a>>) {
     let (list, params) = id_list(ids);
     let sql = format!(
         "SELECT s.id, s.wallet_id, s.provider_id, s.revoked_at, s.expires_at, w.address FROM sessions s JOIN wallets w ON w.id = s.wallet_id WHERE s.id IN ({list})"
     );
-    c.query(&sql, &params)?
-        .iter()
+    (sql, params)
+}
+
+fn sessions_from(rows: &[Row]) -> Result<Vec<KeptSession>> {
+    rows.iter()
         .map(|r| {
             let session = Session {
                 id: r.text(0)?.into(),
@@ -290,35 +298,46 @@ fn distinct<'k>(keys: &'k [TradeKeys], field: impl Fn(&'k TradeKeys) -> &'k Stri
 /// and their last event numbers, the sessions, the positions held and the balances the
 /// trades move. A trade then finds them there, as it finds what earlier trades of its batch
 /// left. Nothing is read for keys that name nothing; their trades fail as they would alone.
+///
+/// Two round trips: everything named by the keys, then the balances, whose accounts are
+/// known only from the markets (their creators and tokens).
 pub fn preload(c: &mut dyn Conn, keys: &[TradeKeys]) -> Result<()> {
     if c.hot().is_none() || keys.is_empty() {
         return Ok(());
     }
-    let mut accounts: Vec<String> = Vec::new();
     let market_ids = distinct(keys, |k| &k.market_id);
-    for m in markets::markets_by_id(c, &market_ids, true)? {
+    let pools: Vec<String> = market_ids.iter().map(|id| ledger::pool_account(id)).collect();
+    let session_ids = distinct(keys, |k| &k.session_id);
+    let mut pairs: Vec<(&str, &str)> = keys.iter().map(|k| (k.wallet_id.as_str(), k.outcome_id.as_str())).collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    let mut reads = markets::markets_by_id_reads(c, &market_ids, &pools, true);
+    let market_reads = reads.len();
+    // Read under the markets' locks, like `events::current_seq`.
+    reads.extend([events::current_seqs_read(&market_ids), sessions_read(&session_ids), positions::positions_of_read(c, &pairs)]);
+    let mut rows = c.query_all(&reads)?;
+    let [seq_rows, session_rows, position_rows] =
+        <[Vec<Row>; 3]>::try_from(rows.split_off(market_reads)).map_err(|_| Error::internal("the batch's reads"))?;
+    let found_markets = markets::markets_from(rows)?;
+    let seqs = events::seqs_from(&seq_rows)?;
+    let found = sessions_from(&session_rows)?;
+    let held = position_rows.iter().map(Position::from_row).collect::<Result<Vec<_>>>()?;
+
+    let mut accounts: Vec<String> = Vec::new();
+    for m in &found_markets {
         accounts.push(ledger::pool_account(&m.id));
         accounts.push(ledger::wallet_account(&m.creator_wallet_id, &m.token.id));
         accounts.push(ledger::platform_account(&m.token.id));
         for k in keys.iter().filter(|k| k.market_id == m.id) {
             accounts.push(ledger::wallet_account(&k.wallet_id, &m.token.id));
         }
-        if let Some(hot) = c.hot() {
-            hot.keep(m);
-        }
     }
-    // Read under the markets' locks, like `events::current_seq`.
-    let seqs = events::current_seqs(c, &market_ids)?;
-    let found = sessions(c, &distinct(keys, |k| &k.session_id))?;
-    let mut pairs: Vec<(&str, &str)> = keys.iter().map(|k| (k.wallet_id.as_str(), k.outcome_id.as_str())).collect();
-    pairs.sort_unstable();
-    pairs.dedup();
-    let held = positions::positions_of(c, &pairs)?;
     accounts.sort_unstable();
     accounts.dedup();
     let account_ids: Vec<&str> = accounts.iter().map(String::as_str).collect();
     let balances = ledger::stored_balances(c, &account_ids)?;
     let Some(hot) = c.hot() else { return Ok(()) };
+    found_markets.into_iter().for_each(|m| hot.keep(m));
     found.into_iter().for_each(|s| hot.keep_session(s));
     for k in keys {
         let position = held.iter().find(|p| p.wallet_id.as_str() == k.wallet_id && p.outcome_id.as_str() == k.outcome_id);
