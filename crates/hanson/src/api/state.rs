@@ -112,7 +112,7 @@ pub struct Shared {
     pub web: Arc<super::web::WebApp>,
     pub webhooks: crate::webhooks::SenderSettings,
     /// Wakes this node's webhook sender (a delivery became due now).
-    pub webhooks_wake: Arc<tokio::sync::Notify>,
+    pub webhooks_wake: Arc<crate::webhooks::Wake>,
 }
 
 impl AppState {
@@ -129,7 +129,7 @@ impl AppState {
         let limits = settings.limits;
         let trusted_proxies = settings.trusted_proxies.into();
         let hub = Hub::new(store.clone(), settings.streams);
-        let webhooks_wake = Arc::new(tokio::sync::Notify::new());
+        let webhooks_wake = Arc::new(crate::webhooks::Wake::default());
         store.set_publisher(Arc::new(HubPublisher { hub: hub.clone(), webhooks: webhooks_wake.clone() }));
         background::start(&hub, store.clone());
         crate::webhooks::start(store.clone(), settings.webhooks.clone(), webhooks_wake.clone());

@@ -121,6 +121,7 @@ async fn create_endpoint(
     let secret = new_secret(random_bytes::<32>());
     let new = NewEndpoint { url: url.unwrap_or_default(), event_types, description: input.description, secret: secret.clone() };
     let endpoint = app.store.write(move |c| stored::create_endpoint(c, &provider.id, new, now_micros())).await?;
+    app.webhooks_wake.now();
     Ok((StatusCode::CREATED, Json(EndpointCreated { endpoint, secret })))
 }
 
@@ -165,8 +166,13 @@ async fn update_endpoint(
         None => None,
     };
     v.finish()?;
+    let enabling = patch.enabled == Some(true);
     let change = EndpointChange { url, event_types, description: patch.description, enabled: patch.enabled };
-    Ok(Json(app.store.write(move |c| stored::update_endpoint(c, &provider.id, &id, change, now_micros())).await?))
+    let endpoint = app.store.write(move |c| stored::update_endpoint(c, &provider.id, &id, change, now_micros())).await?;
+    if enabling {
+        app.webhooks_wake.now();
+    }
+    Ok(Json(endpoint))
 }
 
 /// Delete an endpoint and its deliveries.
@@ -222,7 +228,7 @@ async fn retry_delivery(
     ApiPath((id, delivery_id)): ApiPath<(String, String)>,
 ) -> Result<(StatusCode, Json<Delivery>)> {
     let delivery = app.store.write(move |c| stored::retry_delivery(c, &provider.id, &id, &delivery_id, now_micros())).await?;
-    app.webhooks_wake.notify_one();
+    app.webhooks_wake.now();
     Ok((StatusCode::ACCEPTED, Json(delivery)))
 }
 
@@ -232,6 +238,6 @@ async fn retry_delivery(
     responses((status = 202, description = "The test event's delivery, due now", body = Delivery), E401, E404))]
 async fn send_test(State(app): State<AppState>, ProviderAuth(provider): ProviderAuth, ApiPath(id): ApiPath<String>) -> Result<(StatusCode, Json<Delivery>)> {
     let delivery = app.store.write(move |c| stored::send_test(c, &provider.id, &id, now_micros())).await?;
-    app.webhooks_wake.notify_one();
+    app.webhooks_wake.now();
     Ok((StatusCode::ACCEPTED, Json(delivery)))
 }

@@ -523,12 +523,12 @@ impl Hub {
 /// have created deliveries.
 pub struct HubPublisher {
     pub hub: Arc<Hub>,
-    pub webhooks: Arc<tokio::sync::Notify>,
+    pub webhooks: Arc<crate::webhooks::Wake>,
 }
 
 impl Publisher for HubPublisher {
     fn publish(&self, events: Vec<Published>) {
-        self.webhooks.notify_one();
+        self.webhooks.after_commit();
         self.hub.deliver(events);
     }
 }

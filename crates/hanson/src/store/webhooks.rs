@@ -253,6 +253,11 @@ pub struct Claimed {
 
 /// Claims up to `limit` due deliveries of enabled endpoints not in `busy` until `lease_until`:
 /// no other node attempts them before. Oldest due first.
+/// Whether any provider has an enabled endpoint.
+pub fn any_enabled_endpoint(c: &mut dyn Conn) -> Result<bool> {
+    Ok(c.query_opt("SELECT 1 FROM webhook_endpoints WHERE enabled = 1 LIMIT 1", &[])?.is_some())
+}
+
 pub fn claim_due(c: &mut dyn Conn, now: Micros, lease_until: Micros, limit: i64, busy: &[String]) -> Result<Vec<Claimed>> {
     let lock = match c.dialect() {
         Dialect::Sqlite => "",
