@@ -518,9 +518,8 @@ impl Hub {
     }
 }
 
-/// The store's publisher: hands each durable write's events to the hub.
-/// Hands committed events to the hub, and wakes this node's webhook sender: the write may
-/// have created deliveries.
+/// The store's publisher: hands each durable write's events to the hub, and wakes this
+/// node's webhook sender (the write may have created deliveries).
 pub struct HubPublisher {
     pub hub: Arc<Hub>,
     pub webhooks: Arc<crate::webhooks::Wake>,

@@ -92,8 +92,8 @@ impl FromRow for Outcome {
     }
 }
 
-/// Fills in the outcomes and pool balances of markets, two queries for any number of them.
-/// Reads the outcomes and pools of `markets` (read without them), in one round trip.
+/// Fills in the outcomes and pool balances of markets read without them: two statements for
+/// any number of markets, in one round trip.
 fn load_details(c: &mut dyn Conn, markets: Vec<Market>) -> Result<Vec<Market>> {
     if markets.is_empty() {
         return Ok(markets);
