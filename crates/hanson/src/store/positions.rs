@@ -92,17 +92,9 @@ pub fn upsert_positions(c: &mut dyn Conn, positions: &[Position]) -> Result<()> 
     c.exec_later(&sql, &params)
 }
 
-/// The positions of these (wallet, outcome) pairs that exist, locked.
-pub fn positions_of(c: &mut dyn Conn, pairs: &[(&str, &str)]) -> Result<Vec<Position>> {
-    if pairs.is_empty() {
-        return Ok(Vec::new());
-    }
-    let (sql, params) = positions_of_read(c, pairs);
-    query_as(c, &sql, &params)
-}
-
-/// The statement of [`positions_of`] (`pairs` not empty), for a caller that sends more with
-/// it in one round trip; its rows are [`Position`]s.
+/// The statement reading the positions of these (wallet, outcome) pairs that exist, locked
+/// (`pairs` not empty), for a trade batch that sends it with its other reads in one round
+/// trip; its rows are [`Position`]s.
 pub fn positions_of_read<'a>(c: &dyn Conn, pairs: &'a [(&'a str, &'a str)]) -> (String, Vec<Param<'a>>) {
     // Exact (wallet, outcome) pairs: two IN lists made the index probe every wallet with
     // every outcome, 2,000 probes and 6 ms a batch in many_markets. Padded to a power of two

@@ -10,8 +10,8 @@
 //! other waits for. Writes that are not trades run beside the batches as before.
 //!
 //! The batch reads the rows its trades start from (markets, sessions, positions, balances)
-//! with a statement per kind (`trading::preload`), and sends the rows its trades write and
-//! the COMMIT in one round trip (`Conn::exec_later`).
+//! with a statement per kind in two round trips (`trading::preload`, `Conn::query_all`), and
+//! sends the rows its trades write and the COMMIT in one (`Conn::exec_later`).
 //!
 //! A trade that fails before its first write (a rule, a balance) fails alone and the batch
 //! goes on. One that fails after writing, or a batch whose writes or COMMIT the server
