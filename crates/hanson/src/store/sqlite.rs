@@ -1,5 +1,6 @@
 //! SQLite backend: one writer thread with group commit, a flusher thread that makes commits
-//! durable, and reader threads that each own a read-only connection.
+//! durable, a checkpoint thread that copies the WAL into the database, and reader threads
+//! that each own a read-only connection.
 //!
 //! Every write is a job; the writer drains the queued jobs into one transaction and commits
 //! once. A job runs inside its own SAVEPOINT, and one that fails rolls back to it and leaves
@@ -158,8 +159,8 @@ impl SqliteBackend {
         // Planner statistics: without them SQLite picks poor indexes for combined filters
         // and sorts. The optimizer thread refreshes them as the data grows.
         writer.execute_batch("PRAGMA optimize=0x10002")?;
-        // The writer checkpoints itself, between batches (see `WalCheckpoints`), never
-        // inside a COMMIT.
+        // Checkpoints run beside the writer or between its batches (see `WalCheckpoints`),
+        // never inside a COMMIT.
         writer.pragma_update(None, "wal_autocheckpoint", 0)?;
         writer.pragma_update(None, "journal_size_limit", WAL_SIZE_LIMIT)?;
         writer.wal_hook(Some(note_wal_frames));
