@@ -13,6 +13,7 @@
 //! before it is durable.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
 
 use rusqlite::types::{ToSqlOutput, ValueRef};
@@ -560,14 +561,13 @@ fn checkpoint(conn: &Connection) {
 struct Checkpointer {
     start: mpsc::Sender<()>,
     /// From a start until that checkpoint has ended.
-    busy: Arc<std::sync::atomic::AtomicBool>,
+    busy: Arc<AtomicBool>,
 }
 
 impl Checkpointer {
     fn spawn(conn: Connection) -> Result<Self> {
-        use std::sync::atomic::Ordering;
         let (start, starts) = mpsc::channel::<()>();
-        let busy = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let busy = Arc::new(AtomicBool::new(false));
         let done = busy.clone();
         std::thread::Builder::new()
             .name("sqlite-checkpoint".into())
@@ -582,15 +582,15 @@ impl Checkpointer {
     }
 
     fn busy(&self) -> bool {
-        self.busy.load(std::sync::atomic::Ordering::Acquire)
+        self.busy.load(Ordering::Acquire)
     }
 
     /// Whether the thread took the checkpoint (it is gone only if it panicked).
     fn start(&self) -> bool {
-        self.busy.store(true, std::sync::atomic::Ordering::Release);
+        self.busy.store(true, Ordering::Release);
         let started = self.start.send(()).is_ok();
         if !started {
-            self.busy.store(false, std::sync::atomic::Ordering::Release);
+            self.busy.store(false, Ordering::Release);
         }
         started
     }
