@@ -55,6 +55,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (13, include_str!("../../migrations/postgres/0013_webhooks.sql")),
     (14, include_str!("../../migrations/postgres/0014_search_versions.sql")),
     (15, include_str!("../../migrations/postgres/0015_trade_record_keys.sql")),
+    (16, include_str!("../../migrations/postgres/0016_market_rows_without_volume_indexes.sql")),
 ];
 
 /// Key of the advisory lock that serializes migrations of nodes starting at the same time.

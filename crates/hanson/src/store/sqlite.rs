@@ -41,6 +41,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (13, include_str!("../../migrations/sqlite/0013_webhooks.sql")),
     (14, include_str!("../../migrations/sqlite/0014_search_versions.sql")),
     (15, include_str!("../../migrations/sqlite/0015_trade_record_keys.sql")),
+    (16, include_str!("../../migrations/sqlite/0016_market_rows_without_volume_indexes.sql")),
 ];
 
 /// Most jobs one commit carries. Commits no longer wait for the disk, so small batches are
