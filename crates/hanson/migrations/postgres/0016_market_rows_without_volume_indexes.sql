@@ -3,7 +3,7 @@
 -- indexes: an update is HOT only when no indexed column changes and the page has room). A
 -- search sorted by volume builds its list once per data version and derives the filtered
 -- lists in memory (store::markets::SearchCache), so it sorts the markets then instead of
--- walking an index; many_markets ran 21% faster without these (README "Performance").
+-- walking an index (figures in README "Performance").
 DROP INDEX markets_volume;
 DROP INDEX markets_category_volume;
 DROP INDEX markets_provider_volume;
