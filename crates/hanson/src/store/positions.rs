@@ -103,16 +103,16 @@ pub fn positions_of_read<'a>(c: &dyn Conn, pairs: &'a [(&'a str, &'a str)]) -> (
     let last = pairs.last().into_iter().cycle().take(padded - pairs.len());
     let params: Vec<Param<'_>> =
         pairs.iter().chain(last).flat_map(|(wallet, outcome)| [Param::Text(wallet), Param::Text(outcome)]).collect();
-    let pairs = value_rows(padded, 2);
+    let rows = value_rows(padded, 2);
     let sql = match c.dialect() {
-        Dialect::Sqlite => format!("SELECT {POSITION_COLUMNS} FROM positions WHERE (wallet_id, outcome_id) IN (VALUES {pairs})"),
+        Dialect::Sqlite => format!("SELECT {POSITION_COLUMNS} FROM positions WHERE (wallet_id, outcome_id) IN (VALUES {rows})"),
         // PostgreSQL planned the IN as a scan of every position whenever its statistics were
         // older than the table (12 ms of a 28 ms batch in many_markets, growing with the
         // table); a lookup per pair can only be planned as a probe of the pair's index. The
         // rows are locked in the pairs' order, and trade batches, the only statements that
         // lock several positions, run one at a time.
         Dialect::Postgres => format!(
-            "SELECT p.* FROM (SELECT DISTINCT column1, column2 FROM (VALUES {pairs}) AS v) AS k, \
+            "SELECT p.* FROM (SELECT DISTINCT column1, column2 FROM (VALUES {rows}) AS v) AS k, \
              LATERAL (SELECT {POSITION_COLUMNS} FROM positions WHERE wallet_id = k.column1 AND outcome_id = k.column2{}) AS p",
             c.lock_clause()
         ),
