@@ -86,12 +86,15 @@ def test_console_creates_resolves_and_cancels_markets(world, open_tab):
     assert updated.value.status == 200, updated.value.text()
     assert updated.value.request.post_data_json == {"question": question}
     assert world.market(market_id)["question"] == question
+    # The panel re-renders from the refreshed market; typing before that would be lost.
+    expect(page.get_by_test_id("console-selected-question")).to_have_text(question)
     manage.get_by_label("New outcome").fill("Postponed")
     with page.expect_response(lambda r: r.url.endswith(f"/v1/providers/markets/{market_id}/outcomes")) as added:
         manage.get_by_role("button", name="Add outcome").click()
     assert added.value.status in (200, 201), added.value.text()
     detail = world.market(market_id)
     assert [o["title"] for o in detail["outcomes"]] == ["Yes", "No", "Maybe", "Postponed"]
+    expect(page.get_by_test_id("console-outcomes").get_by_test_id("console-outcome")).to_have_count(4)
     expect(page.get_by_test_id("console-markets").get_by_text(question)).to_be_visible()
 
     # A trader holds "Maybe"; the console resolves it the winner.
