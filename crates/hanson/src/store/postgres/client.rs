@@ -55,6 +55,26 @@ impl Client {
         answers.into_iter().collect()
     }
 
+    /// Runs the statements in order and then `last` (simple protocol), in one round trip.
+    /// Returns the first error; the server runs no statement after one that fails inside a
+    /// transaction, and a COMMIT as `last` then rolls it back.
+    pub(super) fn execute_all_then(
+        &mut self,
+        statements: &[(&Statement, Vec<&(dyn ToSql + Sync)>)],
+        last: &str,
+    ) -> std::result::Result<(), Error> {
+        let inner = &self.inner;
+        // Sent in the order polled, as in `query_all`: the statements, then `last`.
+        let (executed, ended) = self.runtime.block_on(futures_util::future::join(
+            futures_util::future::join_all(statements.iter().map(|(stmt, params)| inner.execute(*stmt, params))),
+            inner.batch_execute(last),
+        ));
+        for result in executed {
+            result?;
+        }
+        ended
+    }
+
     pub(super) fn is_closed(&self) -> bool {
         self.inner.is_closed()
     }
