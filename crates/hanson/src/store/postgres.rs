@@ -673,6 +673,26 @@ fn array_insert(sql: &str, params: usize) -> Option<(&str, usize, &str)> {
     plain_tail.then_some((head, columns, tail))
 }
 
+/// `(head, column count, tail)` of `WITH v(columns) AS (VALUES <rows>) <tail>` whose rows
+/// are the placeholders of `params` in order and whose tail takes no parameter: the head is
+/// `WITH v(columns) AS (`, the tail starts at the `)` closing the rows.
+fn array_values(sql: &str, params: usize) -> Option<(&str, usize, &str)> {
+    let rest = sql.strip_prefix("WITH ")?;
+    let open = rest.find('(')?;
+    let close = open + rest[open..].find(')')?;
+    if rest[..open].contains(' ') {
+        return None;
+    }
+    let columns = rest[open + 1..close].split(',').count();
+    let rows = rest[close + 1..].strip_prefix(" AS (VALUES ")?;
+    if params == 0 || !params.is_multiple_of(columns) {
+        return None;
+    }
+    let tail = rows.strip_prefix(value_rows(params / columns, columns).as_str())?;
+    let head = &sql[..sql.len() - rows.len() - "VALUES ".len()];
+    (tail.starts_with(')') && !tail.contains('$')).then_some((head, columns, tail))
+}
+
 impl ArrayRows {
     /// The rows of `params`, `columns` values each; None if a column mixes types.
     fn new(head: &str, tail: &str, columns: usize, params: &[Param<'_>]) -> Option<ArrayRows> {
@@ -772,7 +792,14 @@ impl Conn for PgConn<'_> {
             return self.exec(sql, params).map(|_| ());
         }
         self.writes += 1;
-        if let Some(mut rows) = array_insert(sql, params.len()).and_then(|(head, columns, tail)| ArrayRows::new(head, tail, columns, params)) {
+        let inserted = array_insert(sql, params.len()).and_then(|(head, columns, tail)| ArrayRows::new(head, tail, columns, params));
+        // A NULL column of rows a WITH names would have no type: such lists stay as given.
+        let listed = || {
+            array_values(sql, params.len())
+                .and_then(|(head, columns, tail)| ArrayRows::new(head, tail, columns, params))
+                .filter(|rows| rows.columns.iter().all(|c| c.ty.is_some()))
+        };
+        if let Some(mut rows) = inserted.or_else(listed) {
             for kept in &mut self.later {
                 if let Later::Rows(kept) = kept {
                     match kept.merge(rows) {
@@ -833,6 +860,22 @@ mod tests {
         assert_eq!(array_insert("INSERT INTO t (a, b) VALUES ($1, 'x')", 1), None);
         assert_eq!(array_insert("INSERT INTO t (a) SELECT a FROM u", 0), None);
         assert_eq!(array_insert("UPDATE t SET a = $1", 1), None);
+    }
+
+    #[test]
+    fn only_with_lists_of_placeholder_rows_are_sent_as_arrays() {
+        let update = "WITH v(id, n) AS (VALUES ($1, $2), ($3, $4)) UPDATE t SET n = v.n FROM v WHERE t.id = v.id";
+        assert_eq!(array_values(update, 4), Some(("WITH v(id, n) AS (", 2, ") UPDATE t SET n = v.n FROM v WHERE t.id = v.id")));
+        assert_eq!(array_values(update, 2), None);
+        assert_eq!(array_values("WITH v(id) AS (VALUES ($1)) UPDATE t SET n = $2 FROM v", 1), None);
+        assert_eq!(array_values("WITH v(id) AS (VALUES ($1), ('x')) UPDATE t SET n = 1 FROM v", 1), None);
+        assert_eq!(array_values("WITH written AS (INSERT INTO t (a) VALUES ($1)) SELECT 1", 1), None);
+        let params = [Param::Text("a"), Param::Money(5), Param::Text("b"), Param::Money(6)];
+        let (head, columns, tail) = array_values(update, 4).unwrap();
+        assert_eq!(
+            ArrayRows::new(head, tail, columns, &params).unwrap().sql(),
+            "WITH v(id, n) AS ( SELECT c1, c2 FROM unnest($1::text[], $2::numeric[]) AS rows(c1, c2)) UPDATE t SET n = v.n FROM v WHERE t.id = v.id"
+        );
     }
 
     #[test]
