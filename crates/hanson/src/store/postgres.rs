@@ -120,19 +120,21 @@ pub struct PgConn<'c> {
 enum Later {
     /// With its parameters, as given.
     Statement { sql: String, params: Vec<Value> },
-    /// The rows of a multi-row INSERT, as one array parameter per column.
+    /// Rows of placeholders, as one array parameter per column.
     Rows(ArrayRows),
 }
 
-/// A multi-row INSERT (or upsert) whose rows are all placeholders, sent as
-/// `INSERT INTO t (columns) SELECT ... FROM unnest($1::type[], ...)`: one statement text
+/// A multi-row INSERT (or upsert), or a `WITH v(columns) AS (VALUES ...)` list, whose rows
+/// are all placeholders, sent as `INSERT INTO t (columns) SELECT ... FROM unnest($1::type[],
+/// ...)` (or `WITH v(columns) AS (SELECT ... FROM unnest(...)) ...`): one statement text
 /// whatever the number of rows, so it is prepared once per connection, and its values go
 /// as binary arrays. The same rows as VALUES cost PostgreSQL a parse, analysis and plan of
 /// every placeholder. Plain INSERTs into the same table and columns are merged into one.
 struct ArrayRows {
-    /// `INSERT INTO t (columns)`.
+    /// `INSERT INTO t (columns)` or `WITH v(columns) AS (`.
     head: String,
-    /// What follows the rows (an ON CONFLICT clause); such statements are not merged.
+    /// What follows the rows (an ON CONFLICT clause, the rest of a WITH); such statements
+    /// are not merged.
     tail: String,
     columns: Vec<ArrayColumn>,
 }
