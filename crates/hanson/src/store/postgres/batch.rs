@@ -131,8 +131,11 @@ impl Pool {
         let _in_use = InUse::start();
         let started = std::time::Instant::now();
         let mut members = vec![first];
-        // BEGIN and the batch lock in one round trip.
-        let mut pc = match self.begin(&format!("{BEGIN_WRITE}; SELECT pg_advisory_xact_lock({TRADE_BATCH_LOCK})")) {
+        // BEGIN and the batch lock in one round trip. Generic plans: the batch's reads list
+        // as many ids as it has trades, a statement text per count, each of which PostgreSQL
+        // would otherwise plan afresh for its first five runs (interleaved pairs: 7 of 9 won
+        // over hot_market, many_markets and two nodes; README "Performance").
+        let mut pc = match self.begin(&format!("{BEGIN_WRITE}; SET LOCAL plan_cache_mode = force_generic_plan; SELECT pg_advisory_xact_lock({TRADE_BATCH_LOCK})")) {
             Ok(pc) => pc,
             Err(e) => {
                 members.into_iter().for_each(|m| m.answer(Err(&e)));
