@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value as Json;
 
 use super::ledger::{self, Account, Kind, Transfer};
-use super::sql::{id_list, query_as, value_rows, Conn, Dialect, FromRow, Param, Row};
+use super::sql::{id_list, value_rows, Conn, Dialect, FromRow, Param, Row};
 use super::shared_read::SharedRead;
 use super::tenants;
 use super::Store;
@@ -90,19 +90,6 @@ impl FromRow for Outcome {
             total_volume: r.money(7)?,
         })
     }
-}
-
-/// Fills in the outcomes and pool balances of markets read without them: two statements for
-/// any number of markets, in one round trip.
-fn load_details(c: &mut dyn Conn, markets: Vec<Market>) -> Result<Vec<Market>> {
-    if markets.is_empty() {
-        return Ok(markets);
-    }
-    let ids: Vec<&str> = markets.iter().map(|m| m.id.as_str()).collect();
-    let pools: Vec<String> = ids.iter().map(|id| ledger::pool_account(id)).collect();
-    let rows = c.query_all(&details_reads(&ids, &pools))?;
-    let [outcome_rows, pool_rows] = <[Vec<Row>; 2]>::try_from(rows).map_err(|_| Error::internal("outcomes and pools"))?;
-    with_details(markets, &outcome_rows, &pool_rows)
 }
 
 /// The statements reading markets' outcomes and pools; `pools` are the markets' pool
@@ -960,11 +947,9 @@ fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &Sear
     }
     let mut data: Vec<Option<SearchHit<R::Item>>> = hits.into_iter().map(|hit| hit.map(SearchHit::Cached)).collect();
     if !missing.is_empty() {
-        let missing_ids: Vec<&String> = missing.keys().collect();
-        let (list, params) = id_list(&missing_ids);
-        let sql = format!("SELECT {MARKET_COLUMNS} {MARKET_FROM} WHERE m.id IN ({list})");
-        let rows: Vec<Market> = query_as(c, &sql, &params)?;
-        for m in load_details(c, rows)? {
+        // The markets, their outcomes and pools in one round trip.
+        let missing_ids: Vec<&str> = missing.keys().map(String::as_str).collect();
+        for m in markets_by_id(c, &missing_ids, false)? {
             let position = missing[m.id.as_str()];
             data[position] = Some(SearchHit::Loaded(m));
         }
