@@ -654,45 +654,37 @@ fn as_param(v: &Value) -> Param<'_> {
     }
 }
 
-/// `(head, column count, tail)` of `INSERT INTO t (columns) VALUES <rows> <tail>` whose rows
-/// are the placeholders of `params` in order (as `value_rows` writes them) and whose tail
-/// takes no parameter and returns nothing.
-fn array_insert(sql: &str, params: usize) -> Option<(&str, usize, &str)> {
-    let rest = sql.strip_prefix("INSERT INTO ")?;
-    let open = rest.find(" (")?;
-    let close = open + rest[open..].find(')')?;
-    if rest[..open].contains(' ') {
-        return None;
-    }
-    let columns = rest[open + 2..close].split(',').count();
-    let head = &sql[..sql.len() - rest.len() + close + 1];
-    let rows = rest[close + 1..].strip_prefix(" VALUES ")?;
-    if params == 0 || !params.is_multiple_of(columns) {
-        return None;
-    }
-    let tail = rows.strip_prefix(value_rows(params / columns, columns).as_str())?;
-    let plain_tail = !tail.contains('$') && !tail.contains("RETURNING") && !tail.contains(';');
-    plain_tail.then_some((head, columns, tail))
-}
-
-/// `(head, column count, tail)` of `WITH v(columns) AS (VALUES <rows>) <tail>` whose rows
-/// are the placeholders of `params` in order and whose tail takes no parameter: the head is
-/// `WITH v(columns) AS (`, the tail starts at the `)` closing the rows.
-fn array_values(sql: &str, params: usize) -> Option<(&str, usize, &str)> {
-    let rest = sql.strip_prefix("WITH ")?;
+/// `(head, column count, tail)` of `<lead>name(columns)<between>VALUES <rows><tail>` whose
+/// rows are the placeholders of `params` in order (as `value_rows` writes them): the head
+/// runs up to `VALUES`, so the rows can be put back in another form between head and tail.
+fn placeholder_rows<'s>(sql: &'s str, lead: &str, between: &str, params: usize) -> Option<(&'s str, usize, &'s str)> {
+    let rest = sql.strip_prefix(lead)?;
     let open = rest.find('(')?;
     let close = open + rest[open..].find(')')?;
-    if rest[..open].contains(' ') {
+    if rest[..open].trim_end().contains(' ') {
         return None;
     }
     let columns = rest[open + 1..close].split(',').count();
-    let rows = rest[close + 1..].strip_prefix(" AS (VALUES ")?;
+    let rows = rest[close + 1..].strip_prefix(between)?.strip_prefix("VALUES ")?;
     if params == 0 || !params.is_multiple_of(columns) {
         return None;
     }
     let tail = rows.strip_prefix(value_rows(params / columns, columns).as_str())?;
     let head = &sql[..sql.len() - rows.len() - "VALUES ".len()];
-    (tail.starts_with(')') && !tail.contains('$')).then_some((head, columns, tail))
+    Some((head.trim_end(), columns, tail))
+}
+
+/// [`placeholder_rows`] of `INSERT INTO t (columns) VALUES <rows> <tail>` whose tail takes
+/// no parameter and returns nothing.
+fn array_insert(sql: &str, params: usize) -> Option<(&str, usize, &str)> {
+    placeholder_rows(sql, "INSERT INTO ", " ", params)
+        .filter(|(_, _, tail)| !tail.contains('$') && !tail.contains("RETURNING") && !tail.contains(';'))
+}
+
+/// [`placeholder_rows`] of `WITH v(columns) AS (VALUES <rows>) <tail>` whose tail takes no
+/// parameter: the head is `WITH v(columns) AS (`, the tail starts at the `)` closing the rows.
+fn array_values(sql: &str, params: usize) -> Option<(&str, usize, &str)> {
+    placeholder_rows(sql, "WITH ", " AS (", params).filter(|(_, _, tail)| tail.starts_with(')') && !tail.contains('$'))
 }
 
 impl ArrayRows {
