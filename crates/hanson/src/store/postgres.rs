@@ -9,7 +9,8 @@
 //! serialization failures, deadlocks, and unique violations, which under READ COMMITTED are
 //! what a concurrent get-or-create (a first deposit creating a wallet, an idempotent reference
 //! used twice at once) looks like; the retry then finds the row the winner committed.
-//! Reads run in one REPEATABLE READ READ ONLY snapshot.
+//! Reads run in one REPEATABLE READ READ ONLY snapshot, begun with their first statement and
+//! ended without waiting for the COMMIT's answer (`client`).
 
 pub mod admin;
 mod batch;
@@ -20,7 +21,7 @@ use std::collections::HashMap;
 use std::error::Error as StdError;
 use std::str::FromStr;
 use std::sync::{mpsc, Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ::postgres::error::SqlState;
 use ::postgres::types::{to_sql_checked, IsNull, ToSql, Type};
@@ -68,6 +69,9 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 const BEGIN_WRITE: &str = "BEGIN ISOLATION LEVEL READ COMMITTED";
 const BEGIN_READ: &str = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
+/// A connection given back to the pool more recently than this is trusted to be alive: a
+/// read's BEGIN then rides with its first statement rather than going first on its own.
+const TRUSTED_IDLE: Duration = Duration::from_secs(1);
 
 /// What a listening connection tells its caller.
 pub enum Notice<'a> {
@@ -98,6 +102,8 @@ struct Pool {
 struct PooledClient {
     client: Client,
     statements: HashMap<(String, Vec<Type>), Statement>,
+    /// When it was last given back to the pool.
+    idle_since: Instant,
 }
 
 /// The SQLSTATE of the first statement that failed inside a transaction.
@@ -310,7 +316,7 @@ impl PostgresBackend {
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
             let _in_use = InUse::start();
-            pool.transaction(BEGIN_READ, op).0
+            pool.transaction(true, op).0
         })
         .await
         .map_err(|e| Error::internal(format!("read task failed: {e}")))?
@@ -332,7 +338,7 @@ impl Pool {
     fn write_retrying<T>(&self, op: impl FnOnce(&mut dyn Conn) -> Result<T> + Clone) -> Result<T> {
         let mut attempt = 1;
         loop {
-            let (result, retry) = self.transaction(BEGIN_WRITE, op.clone());
+            let (result, retry) = self.transaction(false, op.clone());
             match result {
                 Err(e) if retry.is_some() && attempt < WRITE_ATTEMPTS => {
                     let cause = retry.unwrap_or_default();
@@ -358,12 +364,14 @@ impl Pool {
         client
             .batch_execute(&format!("SET statement_timeout = {}; SET standard_conforming_strings = on", self.statement_timeout_ms))
             .map_err(|e| pg_error(&e))?;
-        Ok(PooledClient { client, statements: HashMap::new() })
+        Ok(PooledClient { client, statements: HashMap::new(), idle_since: Instant::now() })
     }
 
     /// A client inside a fresh transaction. An idle client whose connection died (server
-    /// restart, idle timeout) is dropped and the next one tried; the op has not run yet.
-    fn begin(&self, begin: &str) -> Result<PooledClient> {
+    /// restart, idle timeout) is dropped and the next one tried; the op has not run yet. A
+    /// read's BEGIN is sent with its first statement instead, on a new connection or one
+    /// given back within `TRUSTED_IDLE` (one round trip of the two or three a read makes).
+    fn begin(&self, begin: &str, read: bool) -> Result<PooledClient> {
         loop {
             let idle = self.idle.lock().map_err(Error::internal)?.pop();
             let fresh = idle.is_none();
@@ -371,6 +379,10 @@ impl Pool {
                 Some(pc) => pc,
                 None => self.connect()?,
             };
+            if read && (fresh || pc.idle_since.elapsed() < TRUSTED_IDLE) {
+                pc.client.begin_read_with_next(begin);
+                return Ok(pc);
+            }
             match pc.client.batch_execute(begin) {
                 Ok(()) => return Ok(pc),
                 Err(e) if fresh || !(pc.client.is_closed() || e.is_closed()) => {
@@ -384,18 +396,20 @@ impl Pool {
     }
 
     /// Returns a client to the pool unless its connection or transaction state is unknown.
-    fn give_back(&self, pc: PooledClient, healthy: bool) {
+    fn give_back(&self, mut pc: PooledClient, healthy: bool) {
         if healthy && !pc.client.is_closed() {
+            pc.idle_since = Instant::now();
             if let Ok(mut idle) = self.idle.lock() {
                 idle.push(pc);
             }
         }
     }
 
-    /// Runs `op` between `begin` and COMMIT (ROLLBACK on any error). Returns the result and,
-    /// when the failure was a lost race worth running the op again for, which race.
-    fn transaction<T>(&self, begin: &str, op: impl FnOnce(&mut dyn Conn) -> Result<T>) -> (Result<T>, Option<&'static str>) {
-        let mut pc = match self.begin(begin) {
+    /// Runs `op` in a read-only transaction (`read`) or a write one, ended by COMMIT
+    /// (ROLLBACK on any error). Returns the result and, when the failure was a lost race
+    /// worth running the op again for, which race.
+    fn transaction<T>(&self, read: bool, op: impl FnOnce(&mut dyn Conn) -> Result<T>) -> (Result<T>, Option<&'static str>) {
+        let mut pc = match self.begin(if read { BEGIN_READ } else { BEGIN_WRITE }, read) {
             Ok(pc) => pc,
             Err(e) => return (Err(e), None),
         };
@@ -409,25 +423,32 @@ impl Pool {
             .and_then(|f| retry_cause(f.code.as_ref()))
             .or_else(|| pc.client.is_closed().then_some("connection"));
         let outcome = match (result, failure) {
-            (Ok(value), None) => match pc.client.batch_execute("COMMIT") {
+            // PostgreSQL aborts the whole transaction on a failed statement, and COMMIT would
+            // then silently roll back: an op that swallowed an error cannot succeed here.
+            (Ok(_), Some(_)) => Err(Error::internal("a statement failed inside the transaction and its error was ignored")),
+            (result, _) => result,
+        };
+        if read {
+            // A read's COMMIT ends its snapshot whatever happened in it; its answer is not
+            // waited for. A connection that died is found by the next request on it.
+            pc.client.end_read_unanswered("COMMIT");
+            self.give_back(pc, true);
+            return (outcome, retry);
+        }
+        if let Ok(value) = outcome {
+            return match pc.client.batch_execute("COMMIT") {
                 Ok(()) => {
                     self.give_back(pc, true);
-                    return (Ok(value), None);
+                    (Ok(value), None)
                 }
                 Err(e) => {
                     let retry = retry_cause(e.code());
                     let healthy = pc.client.batch_execute("ROLLBACK").is_ok();
                     self.give_back(pc, healthy);
-                    return (Err(pg_error(&e)), retry);
+                    (Err(pg_error(&e)), retry)
                 }
-            },
-            // PostgreSQL aborts the whole transaction on a failed statement, and COMMIT would
-            // then silently roll back: an op that swallowed an error cannot succeed here.
-            (Ok(_), Some(_)) => {
-                Err(Error::internal("a statement failed inside the transaction and its error was ignored"))
-            }
-            (Err(e), _) => Err(e),
-        };
+            };
+        }
         let healthy = pc.client.batch_execute("ROLLBACK").is_ok();
         self.give_back(pc, healthy);
         (outcome, retry)

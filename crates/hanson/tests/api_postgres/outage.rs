@@ -76,3 +76,54 @@ async fn an_outage_is_503_with_retry_after_and_the_service_recovers() {
     let r = f.app.post("/v1/providers/treasury/deposits", Some(&f.provider.key), deposit).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
 }
+
+/// The states of the service's connections to the test's database that have sat idle inside
+/// a transaction for longer than `for_ms`, and how many connections it has.
+fn stuck_in_transaction(name: &str, for_ms: u64) -> (Vec<String>, i64) {
+    let (url, name) = (admin_url(), name.to_string());
+    std::thread::spawn(move || {
+        let mut client = postgres::Client::connect(&url, postgres::NoTls).expect("admin connection");
+        let rows = client
+            .query(
+                "SELECT state, count(*) OVER () FROM pg_stat_activity \
+                 WHERE datname = $1 AND application_name = 'hanson' AND pid <> pg_backend_pid()",
+                &[&name],
+            )
+            .expect("pg_stat_activity");
+        let stuck = client
+            .query(
+                "SELECT query FROM pg_stat_activity WHERE datname = $1 AND application_name = 'hanson' \
+                 AND state = 'idle in transaction' AND state_change < now() - make_interval(secs => $2::float8 / 1000)",
+                &[&name, &(for_ms as f64)],
+            )
+            .expect("pg_stat_activity");
+        (stuck.iter().map(|r| r.get::<_, String>(0)).collect(), rows.first().map_or(0, |r| r.get(1)))
+    })
+    .join()
+    .expect("admin thread")
+}
+
+/// A read's COMMIT is sent without waiting for its answer, yet it reaches the server at once:
+/// no connection the service keeps between requests is left inside a transaction, whose
+/// snapshot would hold back vacuum for as long as the connection idled.
+#[tokio::test]
+async fn reads_leave_no_connection_inside_a_transaction() {
+    let f = Fixture::new().await;
+    let market = f.market(2).await;
+    let path = format!("/v1/markets/{}", market["id"].as_str().unwrap());
+    // Concurrent reads, so that several pooled connections each end a read and then idle.
+    for _ in 0..3 {
+        let reads = (0..8).map(|_| f.app.get(&path, None));
+        for r in futures_util::future::join_all(reads).await {
+            assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+        }
+        let searches = (0..8).map(|_| f.app.post("/v1/markets/search", None, json!({})));
+        for r in futures_util::future::join_all(searches).await {
+            assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let (stuck, connections) = stuck_in_transaction(&database_name(&f.app.database_url), 1_000);
+    assert!(connections >= 3, "the reads ran on {connections} connection(s); the test needs several");
+    assert!(stuck.is_empty(), "connections idle inside a transaction for over a second, last statements: {stuck:?}");
+}
