@@ -472,8 +472,7 @@ impl Hub {
 
     /// Events by their log positions (another node's notification). None are read while this
     /// node has no subscriber: `deliver` would drop them all, and a subscriber that comes
-    /// later reads the log after subscribing. Two nodes trading with no subscriber each read
-    /// the other's every batch back before.
+    /// later reads the log after subscribing.
     pub async fn read_positions(&self, positions: Vec<i64>) -> Result<Vec<Published>> {
         if lock(&self.markets).is_empty() && lock(&self.wallets).is_empty() {
             return Ok(Vec::new());
