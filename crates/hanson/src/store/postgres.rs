@@ -380,7 +380,7 @@ impl Pool {
                 None => self.connect()?,
             };
             if read && (fresh || pc.idle_since.elapsed() < TRUSTED_IDLE) {
-                pc.client.begin_read_with_next(begin);
+                pc.client.begin_read_with_next(BEGIN_READ);
                 return Ok(pc);
             }
             match pc.client.batch_execute(begin) {

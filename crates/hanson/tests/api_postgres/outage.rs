@@ -77,19 +77,16 @@ async fn an_outage_is_503_with_retry_after_and_the_service_recovers() {
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
 }
 
-/// The states of the service's connections to the test's database that have sat idle inside
-/// a transaction for longer than `for_ms`, and how many connections it has.
+/// The last statements of the service's connections to the test's database that have sat
+/// idle inside a transaction for longer than `for_ms`, and how many connections it has.
 fn stuck_in_transaction(name: &str, for_ms: u64) -> (Vec<String>, i64) {
     let (url, name) = (admin_url(), name.to_string());
     std::thread::spawn(move || {
         let mut client = postgres::Client::connect(&url, postgres::NoTls).expect("admin connection");
-        let rows = client
-            .query(
-                "SELECT state, count(*) OVER () FROM pg_stat_activity \
-                 WHERE datname = $1 AND application_name = 'hanson' AND pid <> pg_backend_pid()",
-                &[&name],
-            )
-            .expect("pg_stat_activity");
+        let connections: i64 = client
+            .query_one("SELECT count(*) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'hanson'", &[&name])
+            .expect("pg_stat_activity")
+            .get(0);
         let stuck = client
             .query(
                 "SELECT query FROM pg_stat_activity WHERE datname = $1 AND application_name = 'hanson' \
@@ -97,7 +94,7 @@ fn stuck_in_transaction(name: &str, for_ms: u64) -> (Vec<String>, i64) {
                 &[&name, &(for_ms as f64)],
             )
             .expect("pg_stat_activity");
-        (stuck.iter().map(|r| r.get::<_, String>(0)).collect(), rows.first().map_or(0, |r| r.get(1)))
+        (stuck.iter().map(|r| r.get::<_, String>(0)).collect(), connections)
     })
     .join()
     .expect("admin thread")

@@ -18,7 +18,7 @@ pub(super) struct Client {
     runtime: Runtime,
     inner: tokio_postgres::Client,
     /// A simple statement to send in the same round trip as the next request.
-    ahead: Option<String>,
+    ahead: Option<&'static str>,
 }
 
 impl Client {
@@ -34,8 +34,8 @@ impl Client {
     /// Sends `sql` (simple protocol) in the same round trip as the next request, whose call
     /// returns its error first. Only for a read's BEGIN: should it fail, what follows runs
     /// outside a transaction, which a read-only statement may.
-    pub(super) fn begin_read_with_next(&mut self, sql: &str) {
-        self.ahead = Some(sql.to_string());
+    pub(super) fn begin_read_with_next(&mut self, sql: &'static str) {
+        self.ahead = Some(sql);
     }
 
     /// Sends `sql` (simple protocol) and returns before its answer, which the next request
@@ -119,12 +119,12 @@ impl Client {
 
 /// Runs `request`, with the statement [`Client::begin_read_with_next`] kept, if any, sent
 /// ahead of it in the same round trip; its error comes first.
-fn run<T>(runtime: &Runtime, inner: &tokio_postgres::Client, ahead: Option<String>, request: impl Future<Output = Result<T, Error>>) -> Result<T, Error> {
+fn run<T>(runtime: &Runtime, inner: &tokio_postgres::Client, ahead: Option<&str>, request: impl Future<Output = Result<T, Error>>) -> Result<T, Error> {
     match ahead {
         None => runtime.block_on(request),
         Some(ahead) => {
             // `join` polls its first future first: sent in this order.
-            let (begun, answer) = runtime.block_on(futures_util::future::join(inner.batch_execute(&ahead), request));
+            let (begun, answer) = runtime.block_on(futures_util::future::join(inner.batch_execute(ahead), request));
             begun?;
             answer
         }
