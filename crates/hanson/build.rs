@@ -28,7 +28,11 @@ fn main() {
     let mut code = String::from("pub static WEB_FILES: &[(&str, &[u8])] = &[\n");
     for file in &files {
         let relative = file.strip_prefix(&web).expect("under web/").to_string_lossy().replace('\\', "/");
-        code.push_str(&format!("    ({relative:?}, include_bytes!({:?})),\n", file.to_string_lossy()));
+        // Named from the manifest directory at compile time, not as an absolute path written
+        // here: a target directory shared by two checkouts keeps this file from the one built
+        // first, and must not embed that checkout's files into the other.
+        let under_manifest = format!("/web/{relative}");
+        code.push_str(&format!("    ({relative:?}, include_bytes!(concat!(env!(\"CARGO_MANIFEST_DIR\"), {under_manifest:?}))),\n"));
     }
     code.push_str("];\n");
     fs::File::create(out).and_then(|mut f| f.write_all(code.as_bytes())).expect("OUT_DIR is writable");
