@@ -1,7 +1,8 @@
 //! Operational metrics in the Prometheus text format, at `GET /metrics`: requests by route
 //! and status with latency, trades, the SQLite group commit (batch sizes, commit latency,
-//! WAL size), the PostgreSQL pool (connections in use, waits) and write retries. Labels are
-//! of low cardinality: route patterns, methods, statuses and trade kinds only.
+//! WAL size), the PostgreSQL pool (connections in use, waits), write retries, open streams
+//! and the search renderings kept. Labels are of low cardinality: route patterns, methods,
+//! statuses and trade kinds only.
 
 use std::sync::OnceLock;
 
@@ -44,6 +45,9 @@ pub struct Metrics {
     pub write_retries: Family<Labels<1>, Counter>,
     /// Open event streams (SSE and WebSocket).
     pub open_streams: Gauge,
+    /// Markets whose search rendering this node keeps, and their bytes.
+    pub rendered_markets: Gauge,
+    pub rendered_bytes: Gauge,
 }
 
 fn latency_buckets() -> impl Iterator<Item = f64> {
@@ -78,6 +82,10 @@ impl Metrics {
         registry.register("postgres_write_retries", "PostgreSQL writes run again after losing a race, by cause", write_retries.clone());
         let open_streams = Gauge::default();
         registry.register("open_streams", "Open event streams (SSE and WebSocket)", open_streams.clone());
+        let rendered_markets = Gauge::default();
+        registry.register("search_rendered_markets", "Markets whose search rendering this node keeps", rendered_markets.clone());
+        let rendered_bytes = Gauge::default();
+        registry.register("search_rendered_bytes", "Bytes of the search renderings this node keeps", rendered_bytes.clone());
         Metrics {
             registry,
             interned: Default::default(),
@@ -93,6 +101,8 @@ impl Metrics {
             pool_wait_seconds,
             write_retries,
             open_streams,
+            rendered_markets,
+            rendered_bytes,
         }
     }
 

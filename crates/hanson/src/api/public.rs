@@ -52,11 +52,7 @@ async fn search_markets(
         .into_iter()
         .map(|hit| match hit {
             SearchHit::Cached(json) => Ok(json),
-            SearchHit::Loaded(m) => {
-                let json = Bytes::from(serde_json::to_vec(&views::market_summary(&m, now)?).map_err(Error::internal)?);
-                app.rendered_markets.put(&m, m.status(now), data_version, json.clone());
-                Ok(json)
-            }
+            SearchHit::Loaded(m) => app.rendered_markets.render(&m, now, data_version),
         })
         .collect::<Result<Vec<Bytes>>>()?;
     let mut body = Vec::with_capacity(128 + items.iter().map(|json| json.len() + 1).sum::<usize>());

@@ -133,10 +133,12 @@ impl AppState {
         store.set_publisher(Arc::new(HubPublisher { hub: hub.clone(), webhooks: webhooks_wake.clone() }));
         background::start(&hub, store.clone());
         crate::webhooks::start(store.clone(), settings.webhooks.clone(), webhooks_wake.clone());
+        let rendered_markets = Arc::new(RenderedMarkets::default());
+        tokio::spawn(rendered_markets.clone().warm(store.clone()));
         Ok(AppState(Arc::new(Shared {
             store,
             search_cache: Arc::default(),
-            rendered_markets: Arc::default(),
+            rendered_markets,
             auth: Arc::new(AuthState {
                 jwt: crate::auth::jwt::JwtKey::new(secret.as_bytes()),
                 access_token_ttl_secs: settings.access_token_ttl_secs,

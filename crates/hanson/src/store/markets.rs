@@ -433,6 +433,20 @@ pub fn versions(c: &mut dyn Conn) -> Result<MarketVersions> {
     Ok(MarketVersions { set: row.int(0)?, data: row.int(1)? })
 }
 
+/// Up to `limit` markets whose ids sort below `before` (from the last when `None`), with the
+/// versions read before them and the lowest id read (the next call's `before`; `None` when
+/// none was left).
+pub fn markets_before(c: &mut dyn Conn, before: Option<&str>, limit: i64) -> Result<(MarketVersions, Vec<Market>, Option<String>)> {
+    let current = versions(c)?;
+    let rows = match before {
+        Some(id) => c.query("SELECT id FROM markets WHERE id < $1 ORDER BY id DESC LIMIT $2", &[Param::Text(id), Param::Int(limit)])?,
+        None => c.query("SELECT id FROM markets ORDER BY id DESC LIMIT $1", &[Param::Int(limit)])?,
+    };
+    let ids = rows.iter().map(|r| r.text(0)).collect::<Result<Vec<_>>>()?;
+    let markets = markets_by_id(c, &ids.iter().map(String::as_str).collect::<Vec<_>>(), false)?;
+    Ok((current, markets, ids.last().cloned()))
+}
+
 struct Cached<T> {
     versions: Versions,
     /// A list filtered by active or closed also lapses when the next active market ends.

@@ -191,3 +191,57 @@ async fn trades_sharing_accounts_across_markets_never_deadlock() {
     assert_eq!(sample(&text, "hanson_trades_total", r#"kind="buy""#), Some(180.0));
     assert_eq!(sample(&text, "hanson_postgres_write_retries_total", r#"cause="deadlock""#), None, "{text}");
 }
+
+/// The search item of `market_id` on the first page of `provider_id`'s markets.
+async fn searched(client: &reqwest::Client, base: &str, provider_id: &str, market_id: &str) -> Value {
+    let query = json!({ "filters": { "provider_id": provider_id } });
+    let (status, page) = send(client, reqwest::Method::POST, format!("{base}/v1/markets/search"), None, Some(query)).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    page["data"].as_array().unwrap().iter().find(|m| m["id"] == market_id).cloned().unwrap_or_else(|| panic!("{market_id} not in {page}"))
+}
+
+/// A node renders the markets it finds for search as it starts, and a search still shows a
+/// warmed market as it is after a later trade.
+#[tokio::test]
+async fn a_starting_node_renders_the_markets_for_search() {
+    let db = TestDatabase::create();
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let client = reqwest::Client::new();
+    let first = ServeProcess::start(&db.url, log.path()).await;
+    let mut venue = Venue::open(&db.url, &first.base, &client).await;
+    let mut markets = Vec::new();
+    for _ in 0..3 {
+        markets.push(venue.market().await);
+    }
+    let (market_id, outcome_id) = markets[0].clone();
+    let before = searched(&client, &first.base, &venue.provider_id, &market_id).await;
+    drop(first);
+
+    let server = ServeProcess::start(&db.url, log.path()).await;
+    let base = server.base.clone();
+    venue.base = base.clone();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let text = client.get(format!("{base}/metrics")).send().await.unwrap().text().await.unwrap();
+        if sample(&text, "hanson_search_rendered_markets", "") == Some(3.0) {
+            assert!(sample(&text, "hanson_search_rendered_bytes", "").expect("bytes") > 0.0, "{text}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the three markets not rendered within 10 s:\n{text}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(searched(&client, &base, &venue.provider_id, &market_id).await, before);
+
+    let (token, session_id) = venue.trader().await;
+    let bet = json!({ "session_id": session_id, "outcome_id": outcome_id, "amount": ONE_TOKEN.to_string() });
+    let (status, body) = send(&client, reqwest::Method::POST, format!("{base}/v1/markets/{market_id}/bet"), Some(&token), Some(bet)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let after = searched(&client, &base, &venue.provider_id, &market_id).await;
+    let (_, detail) = send(&client, reqwest::Method::GET, format!("{base}/v1/markets/{market_id}"), None, None).await;
+    assert_ne!(after["total_volume"], before["total_volume"]);
+    assert_eq!(after["total_volume"], detail["total_volume"]);
+    for (searched, detailed) in after["outcomes"].as_array().unwrap().iter().zip(detail["outcomes"].as_array().unwrap()) {
+        assert_eq!(searched["current_price"], detailed["current_price"]);
+        assert_eq!(searched["total_shares"], detailed["total_shares"]);
+    }
+}
