@@ -137,6 +137,10 @@ struct ServeArgs {
     /// Seconds between keep-alive pings on idle event streams.
     #[arg(long, env = "HANSON_STREAM_PING_SECS", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=3_600))]
     stream_ping_secs: u64,
+    /// A stream subscriber more than this many events behind its market is disconnected (it
+    /// resumes with Last-Event-ID or after_seq).
+    #[arg(long, env = "HANSON_STREAM_LAG_LIMIT", default_value_t = 10_000, value_parser = clap::value_parser!(i64).range(1..=1_000_000))]
+    stream_lag_limit: i64,
     /// Serve the web app's pages and assets from this directory (the repository's
     /// `crates/hanson/web`), read on every request, instead of the copy built into the binary.
     #[arg(long, env = "HANSON_WEB_DIR")]
@@ -270,6 +274,7 @@ async fn run(command: Command) -> Result<()> {
                     ping_interval: std::time::Duration::from_secs(args.stream_ping_secs),
                     max_streams: args.max_streams as usize,
                     max_streams_per_ip: args.max_streams_per_ip as usize,
+                    lag_limit: args.stream_lag_limit,
                 },
                 web_dir: args.web_dir,
                 webhooks: crate::webhooks::SenderSettings {

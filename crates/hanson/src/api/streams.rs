@@ -514,8 +514,8 @@ async fn forward_market(hub: Arc<Hub>, market_id: MarketId, start: Start, out: m
             Live::Batch(batch) => batch.deliveries.clone(),
             Live::Events(events) => events,
             Live::TooFarBehind => {
-                let detail = "more than 10,000 events behind: subscribe again with after_seq";
-                let _ = out.send(ws_error("lagged", detail, Some(&market_id))).await;
+                let detail = format!("more than {} events behind: subscribe again with after_seq", hub.settings().lag_limit);
+                let _ = out.send(ws_error("lagged", &detail, Some(&market_id))).await;
                 return;
             }
             Live::Closed => return,

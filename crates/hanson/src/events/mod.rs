@@ -9,7 +9,7 @@
 //! (concurrent PostgreSQL writes answer in any order; other nodes' events arrive by NOTIFY)
 //! wait for the missing ones, which are read from the log if they do not come. Each
 //! subscriber reads at its own pace; one that the channel's ring overtakes reads what it
-//! missed from the log, and one more than `LAG_LIMIT` events behind is disconnected.
+//! missed from the log, and one more than `lag_limit` events behind is disconnected.
 
 pub mod background;
 
@@ -30,8 +30,6 @@ use crate::domain::views::{market_detail, MarketDetail};
 use crate::error::{Error, Result};
 use crate::store::{events as log, markets, Publisher, Store};
 
-/// A subscriber this many events behind its market is disconnected (CONTRACT "Live streams").
-pub const LAG_LIMIT: i64 = 10_000;
 /// Batches a market's channel keeps for slow subscribers; one overtaken reads the log.
 const MARKET_BUFFER: usize = 256;
 /// Events of one wallet waiting for a slow user stream.
@@ -46,11 +44,14 @@ pub struct StreamSettings {
     /// Open streams (SSE and WebSocket), in all and per client IP.
     pub max_streams: usize,
     pub max_streams_per_ip: usize,
+    /// A subscriber more than this many events behind its market is disconnected (CONTRACT
+    /// "Live streams": 10,000).
+    pub lag_limit: i64,
 }
 
 impl Default for StreamSettings {
     fn default() -> Self {
-        StreamSettings { ping_interval: Duration::from_secs(15), max_streams: 8_000, max_streams_per_ip: 200 }
+        StreamSettings { ping_interval: Duration::from_secs(15), max_streams: 8_000, max_streams_per_ip: 200, lag_limit: 10_000 }
     }
 }
 
@@ -188,7 +189,7 @@ pub enum Live {
     Batch(Arc<Batch>),
     /// Events of its own: a batch it had partly seen, or the log's events it missed.
     Events(Vec<Arc<Delivery>>),
-    /// More than `LAG_LIMIT` events behind: the subscriber is disconnected.
+    /// More than the lag limit behind: the subscriber is disconnected.
     TooFarBehind,
     /// The hub is gone.
     Closed,
@@ -208,7 +209,7 @@ impl MarketSubscription {
             if batch.last_seq() <= self.last_sent {
                 continue;
             }
-            if self.feed.sent_through.load(Ordering::Acquire) - self.last_sent > LAG_LIMIT {
+            if self.feed.sent_through.load(Ordering::Acquire) - self.last_sent > self.hub.settings.lag_limit {
                 return Live::TooFarBehind;
             }
             if batch.first_seq() == self.last_sent + 1 {

@@ -1251,6 +1251,88 @@ async fn streams_beyond_the_limits_get_429() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscriber_too_far_behind_is_disconnected_and_resumes_where_it_stopped() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    // Each update's event carries 60 KB of metadata: together far more than what is on its
+    // way to one connection (the kernel's few MB, and a WebSocket's queue of 256 messages),
+    // so the subscribers fall behind.
+    const UPDATES: u64 = 420;
+    let f = Fixture::new().await;
+    let market = f.market(2).await;
+    let id = id_of(&market);
+    let serve = ServeProcess::start_flags(&f.app.database_url, &["--stream-lag-limit", "10"]).await;
+
+    // An SSE subscriber that stops reading after its snapshot.
+    let address = serve.base.strip_prefix("http://").unwrap();
+    let mut tcp = TcpStream::connect(address).await.unwrap();
+    tcp.write_all(format!("GET /v1/markets/{id}/events HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n").as_bytes()).await.unwrap();
+    let mut received = Vec::new();
+    timeout(EVENT_WAIT, async {
+        while !String::from_utf8_lossy(&received).contains("event: snapshot") {
+            let mut buf = [0u8; 4096];
+            let n = tcp.read(&mut buf).await.unwrap();
+            assert!(n > 0, "the stream ended before its snapshot");
+            received.extend_from_slice(&buf[..n]);
+        }
+    })
+    .await
+    .expect("a snapshot");
+    // And a WebSocket subscription that stops reading after its snapshot.
+    let mut ws = ws_connect(&serve.base).await;
+    ws_send(&mut ws, json!({ "op": "subscribe", "market_id": id })).await;
+    assert_eq!(ws_next(&mut ws).await["type"], "subscribed");
+    assert_eq!(ws_next(&mut ws).await["type"], "snapshot");
+
+    // Writes go on while they do not read: they are never waited for.
+    let client = reqwest::Client::new();
+    let padding = "x".repeat(60_000);
+    for n in 0..UPDATES {
+        let body = json!({ "metadata": { "note": padding, "n": n } });
+        let r = client.put(format!("{}/v1/providers/markets/{id}", serve.base)).bearer_auth(&f.provider.key).json(&body).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+    }
+    let last_seq = UPDATES + 1;
+
+    // Reading again, it gets what was already on its way; then the server ends the stream.
+    let ended = timeout(Duration::from_secs(30), tcp.read_to_end(&mut received)).await;
+    let text = String::from_utf8_lossy(&received);
+    let seqs: Vec<u64> = text.lines().filter_map(|l| l.strip_prefix("id: ")).map(|v| v.trim().parse().unwrap()).collect();
+    assert!(matches!(ended, Ok(Ok(_))), "the server did not end the stream: {ended:?}; it got through {:?} of {last_seq}", seqs.last());
+    assert_eq!(seqs.first(), Some(&1), "the snapshot's id first");
+    assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1), "what it got has no gap: {seqs:?}");
+    let got = *seqs.last().unwrap();
+    assert!(got + 10 < last_seq, "ended more than 10 events behind: it got through {got} of {last_seq}");
+
+    // It resumes with Last-Event-ID and gets exactly the events it missed.
+    let mut resumed = Sse::market(&client, &serve.base, &id, "", &[("last-event-id", &got.to_string())]).await;
+    for seq in got + 1..=last_seq {
+        let e = market_event(&resumed.next_event().await, "market.updated", &id, seq);
+        assert_eq!(e["data"]["metadata"]["n"], seq - 2);
+    }
+    resumed.assert_quiet(Duration::from_millis(300)).await;
+
+    // The WebSocket subscription ends with `lagged` after what was on its way; the connection
+    // stays, and subscribing again with after_seq replays exactly what it missed.
+    let mut got = 1;
+    let lagged = loop {
+        let message = ws_next(&mut ws).await;
+        if message["type"] == "error" {
+            break message;
+        }
+        check_envelope(&message, "market.updated", Some(&id), Some(got + 1));
+        got += 1;
+    };
+    assert_eq!((lagged["code"].as_str(), lagged["market_id"].as_str()), (Some("lagged"), Some(id.as_str())), "{lagged}");
+    assert!(got + 10 < last_seq, "ended more than 10 events behind: it got through {got} of {last_seq}");
+    ws_send(&mut ws, json!({ "op": "subscribe", "market_id": id, "after_seq": got })).await;
+    assert_eq!(ws_next(&mut ws).await, json!({ "type": "subscribed", "market_id": id }));
+    for seq in got + 1..=last_seq {
+        check_envelope(&ws_next(&mut ws).await, "market.updated", Some(&id), Some(seq));
+    }
+    ws_quiet(&mut ws, Duration::from_millis(300)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_ends_every_stream_cleanly_and_the_server_exits() {
     let f = Fixture::new().await;
     let market = f.market(2).await;
