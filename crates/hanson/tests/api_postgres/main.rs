@@ -52,10 +52,11 @@ mod users;
 mod webhooks;
 
 // PostgreSQL only: trade batches, several nodes on one database, NUMERIC on the wire, bad
-// URLs, outages.
+// URLs, outages, plans that must outlive their statistics.
 mod batches;
 mod multinode;
 mod nodes;
 mod outage;
+mod plans;
 mod streams_multinode;
 mod webhooks_multinode;
