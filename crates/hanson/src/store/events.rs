@@ -55,10 +55,11 @@ pub fn current_seqs_read<'a>(market_ids: &'a [&'a str]) -> (String, Vec<Param<'a
     // collation is not the index's, and the lookup became a scan (17 ms a batch). The last
     // seq is read as the first row of a backward walk, not as MAX(seq), which PostgreSQL may
     // plan as an aggregate over every event of the market when its statistics are older than
-    // the log ([`LAST_SEQ`]).
+    // the log ([`seq_end`]).
     let sql = format!(
-        "WITH wanted(id) AS (VALUES {}) SELECT id, COALESCE((SELECT seq FROM events WHERE events.market_id = wanted.id ORDER BY seq DESC LIMIT 1), 0) FROM wanted",
-        value_rows(params.len(), 1)
+        "WITH wanted(id) AS (VALUES {}) SELECT id, COALESCE(({}), 0) FROM wanted",
+        value_rows(params.len(), 1),
+        seq_end("wanted.id", "DESC")
     );
     (sql, params)
 }
@@ -334,17 +335,18 @@ pub fn market_events(c: &mut dyn Conn, market_id: &str, after: i64, before: Opti
     )
 }
 
-/// The first and last seq of market `$1` in the log (NULL when it holds none), each read as
-/// one step of an index walk. As `MIN(seq)` / `MAX(seq)`, PostgreSQL planned an aggregate over
-/// every event of the market whenever its statistics predated most of the log: after an
-/// ANALYZE taken while the hot market's log was young, 4.7 ms a statement and half of
-/// hot_market's throughput.
-const FIRST_SEQ: &str = "SELECT seq FROM events WHERE market_id = $1 ORDER BY seq LIMIT 1";
-const LAST_SEQ: &str = "SELECT seq FROM events WHERE market_id = $1 ORDER BY seq DESC LIMIT 1";
+/// The first (`ASC`) or last (`DESC`) seq of the market `market` names in the log (NULL when
+/// it holds none), read as one step of an index walk. As `MIN(seq)` / `MAX(seq)`, PostgreSQL
+/// planned an aggregate over every event of the market whenever its statistics predated most
+/// of the log: after an ANALYZE taken while the hot market's log was young, 4.7 ms a batch
+/// and half of hot_market's throughput.
+fn seq_end(market: &str, direction: &str) -> String {
+    format!("SELECT seq FROM events WHERE events.market_id = {market} ORDER BY seq {direction} LIMIT 1")
+}
 
 /// The lowest sequence number the log still holds of the market (None: it holds none).
 pub fn first_kept_seq(c: &mut dyn Conn, market_id: &str) -> Result<Option<i64>> {
-    c.query_one(&format!("SELECT ({FIRST_SEQ})"), &[Param::Text(market_id)])?.opt_int(0)
+    c.query_one(&format!("SELECT ({})", seq_end("$1", "ASC")), &[Param::Text(market_id)])?.opt_int(0)
 }
 
 /// Rows by their log positions (another node's notification), in log order.
@@ -408,7 +410,7 @@ pub fn long_logs(c: &mut dyn Conn, retention: &Retention) -> Result<Vec<(String,
     let mut long = Vec::new();
     for row in c.query("SELECT id FROM markets", &[])? {
         let market_id = row.text(0)?;
-        let span = c.query_one(&format!("SELECT ({FIRST_SEQ}), ({LAST_SEQ})"), &[Param::Text(&market_id)])?;
+        let span = c.query_one(&format!("SELECT ({}), ({})", seq_end("$1", "ASC"), seq_end("$1", "DESC")), &[Param::Text(&market_id)])?;
         if let (Some(first), Some(last)) = (span.opt_int(0)?, span.opt_int(1)?) {
             if last - first >= retention.keep_last {
                 long.push((market_id, last));
