@@ -324,22 +324,25 @@ fn split(from: Option<Micros>, to: Option<Micros>, width: Micros) -> Split {
     }
 }
 
-/// Where clause over the candles of a scope, its parameters numbered from `$first`: market,
-/// width, start range, and the outcome when the scope names one ([`candle_params`]).
-fn candle_filter(scope: &Scope, first: usize) -> String {
-    let [m, w, lo, hi, o] = std::array::from_fn(|i| first + i);
-    match scope.outcome_id {
-        Some(_) => format!("market_id = ${m} AND width = ${w} AND start >= ${lo} AND start < ${hi} AND outcome_id = ${o}"),
-        None => format!("market_id = ${m} AND width = ${w} AND start >= ${lo} AND start < ${hi}"),
+/// Where clause over the candles of a scope of `width` in `range`, its parameters numbered
+/// from `$first`, and those parameters: market, width, the range's bounds, and the outcome
+/// when the scope names one. An open end (`Micros::MIN` or `Micros::MAX`) is left out: it
+/// matches every candle, yet PostgreSQL still checked it on every index entry it walked (the
+/// hourly page over a whole history took 0.75 ms against 0.89 ms with both bounds).
+fn candles_where<'a>(scope: &'a Scope, width: Micros, range: (Micros, Micros), first: usize) -> (String, Vec<Param<'a>>) {
+    let mut params = vec![Param::Text(&scope.market_id), Param::Int(width)];
+    let mut terms = vec![format!("market_id = ${first}"), format!("width = ${}", first + 1)];
+    for (bound, op, open) in [(range.0, ">=", Micros::MIN), (range.1, "<", Micros::MAX)] {
+        if bound != open {
+            params.push(Param::Int(bound));
+            terms.push(format!("start {op} ${}", first + params.len() - 1));
+        }
     }
-}
-
-fn candle_params<'a>(scope: &'a Scope, width: Micros, range: (Micros, Micros)) -> Vec<Param<'a>> {
-    let mut params = vec![Param::Text(&scope.market_id), Param::Int(width), Param::Int(range.0), Param::Int(range.1)];
     if let Some(outcome) = &scope.outcome_id {
         params.push(Param::Text(outcome));
+        terms.push(format!("outcome_id = ${}", first + params.len() - 1));
     }
-    params
+    (terms.join(" AND "), params)
 }
 
 struct Bucket {
@@ -401,8 +404,7 @@ fn partial_buckets(c: &mut dyn Conn, scope: &Scope, ranges: [Option<(Micros, Mic
 /// `limit` of them from `offset` in the page's order.
 fn whole_buckets(c: &mut dyn Conn, scope: &Scope, range: (Micros, Micros), width: Micros, dir: Direction, offset: i64, limit: i64) -> Result<(i64, Vec<Bucket>)> {
     let base = base_width(width);
-    let filter = candle_filter(scope, 1);
-    let params = candle_params(scope, base, range);
+    let (filter, params) = candles_where(scope, base, range, 1);
     // A derived width's buckets are the distinct (outcome, bucket) pairs of its base candles.
     let keys_sql = format!("SELECT DISTINCT outcome_id, start - start % {width} AS b FROM price_candles WHERE {filter}");
     let count_sql = if width == base {
@@ -457,10 +459,8 @@ fn whole_buckets(c: &mut dyn Conn, scope: &Scope, range: (Micros, Micros), width
     // The candles under the page's buckets, oldest first: the first gives the total before
     // the bucket, the last its price and total after.
     let mut folded: HashMap<(String, Micros), Option<(u128, u128, u128)>> = keys.iter().map(|k| (k.clone(), None)).collect();
-    let rows = c.query(
-        &format!("SELECT outcome_id, start, price, cum_before, cum_after FROM price_candles WHERE {filter} ORDER BY start"),
-        &candle_params(scope, base, (first, last.saturating_add(width))),
-    )?;
+    let (under, under_params) = candles_where(scope, base, (first, last.saturating_add(width)), 1);
+    let rows = c.query(&format!("SELECT outcome_id, start, price, cum_before, cum_after FROM price_candles WHERE {under} ORDER BY start"), &under_params)?;
     for r in &rows {
         let key = (r.text(0)?, bucket_start(r.int(1)?, width));
         let Some(entry) = folded.get_mut(&key) else { continue };
@@ -526,8 +526,8 @@ fn raw_total_terms<'a>(scope: &'a Scope, from: Option<Micros>, to: Option<Micros
         terms.extend(raw_total_terms(scope, Some(lo), Some(hi), finer, column, params));
     }
     if let Some(range) = parts.whole {
-        let filter = candle_filter(scope, params.len() + 1);
-        params.extend(candle_params(scope, width, range));
+        let (filter, candle_params) = candles_where(scope, width, range, params.len() + 1);
+        params.extend(candle_params);
         terms.push(format!("(SELECT CAST(COALESCE(SUM(points), 0) AS BIGINT) FROM price_candles WHERE {filter})"));
     }
     terms
@@ -561,8 +561,8 @@ fn seek_raw(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery, column: &str, key: 
         Some((lo, hi)) => raw_total_terms(scope, Some(lo), Some(hi), finer, column, &mut params).join(" + "),
         None => "0".into(),
     };
-    let filter = candle_filter(scope, params.len() + 1);
-    params.extend(candle_params(scope, width, whole));
+    let (filter, candle_params) = candles_where(scope, width, whole, params.len() + 1);
+    params.extend(candle_params);
     params.push(Param::Int(offset));
     let d = q.direction.as_sql();
     // Per candle, in the page's order: the points of its bucket (every outcome's candle of
