@@ -69,6 +69,10 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 const BEGIN_WRITE: &str = "BEGIN ISOLATION LEVEL READ COMMITTED";
 const BEGIN_READ: &str = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
+/// Plans each statement once per connection (`Conn::plan_once`).
+const PLAN_ONCE: &str = "SET LOCAL plan_cache_mode = force_generic_plan";
+/// `BEGIN_READ` and `PLAN_ONCE` in one message.
+const BEGIN_READ_PLANNED_ONCE: &str = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL plan_cache_mode = force_generic_plan";
 /// A connection given back to the pool more recently than this is trusted to be alive: a
 /// read's BEGIN then rides with its first statement rather than going first on its own.
 const TRUSTED_IDLE: Duration = Duration::from_secs(1);
@@ -790,6 +794,14 @@ impl Conn for PgConn<'_> {
 
     fn hot(&mut self) -> Option<&mut HotRows> {
         self.hot.as_mut()
+    }
+
+    /// Rides with the read's BEGIN when that still waits for the first statement.
+    fn plan_once(&mut self) -> Result<()> {
+        if self.pc.client.amend_waiting_begin(BEGIN_READ_PLANNED_ONCE) {
+            return Ok(());
+        }
+        self.pc.client.batch_execute(PLAN_ONCE).map_err(|e| self.fail(e))
     }
 
     fn exec(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64> {

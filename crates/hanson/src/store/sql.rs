@@ -229,6 +229,13 @@ pub trait Conn {
             .ok_or_else(|| Error::internal(format!("expected one row: {sql}")))
     }
 
+    /// Plans the statements this transaction runs from now on without their values, once
+    /// per connection (PostgreSQL's generic plans; SQLite plans each cached statement once
+    /// anyway). Only for statements whose plans do not depend on their values.
+    fn plan_once(&mut self) -> Result<()> {
+        Ok(())
+    }
+
     /// The rows this connection keeps in memory for its group commit (the SQLite writer's,
     /// while it runs a trade; see `hot`); none elsewhere.
     fn hot(&mut self) -> Option<&mut HotRows> {

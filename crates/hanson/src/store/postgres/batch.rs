@@ -23,7 +23,7 @@ use std::sync::{mpsc, Arc};
 
 use tokio::sync::oneshot;
 
-use super::{pg_error, InUse, PgConn, Pool, BEGIN_WRITE};
+use super::{pg_error, InUse, PgConn, Pool, BEGIN_WRITE, PLAN_ONCE};
 use crate::store::hot::{self, HotRows};
 use crate::store::trading::{self, TradeKeys};
 use crate::store::sql::Conn;
@@ -135,7 +135,7 @@ impl Pool {
         // as many ids as it has trades, a statement text per count, each of which PostgreSQL
         // would otherwise plan afresh for its first five runs (interleaved pairs: 7 of 9 won
         // over hot_market, many_markets and two nodes; README "Performance").
-        let mut pc = match self.begin(&format!("{BEGIN_WRITE}; SET LOCAL plan_cache_mode = force_generic_plan; SELECT pg_advisory_xact_lock({TRADE_BATCH_LOCK})"), false) {
+        let mut pc = match self.begin(&format!("{BEGIN_WRITE}; {PLAN_ONCE}; SELECT pg_advisory_xact_lock({TRADE_BATCH_LOCK})"), false) {
             Ok(pc) => pc,
             Err(e) => {
                 members.into_iter().for_each(|m| m.answer(Err(&e)));

@@ -38,6 +38,18 @@ impl Client {
         self.ahead = Some(sql);
     }
 
+    /// Replaces a read's BEGIN still waiting for the next request by `with`; false if none
+    /// waits (it was sent).
+    pub(super) fn amend_waiting_begin(&mut self, with: &'static str) -> bool {
+        match &mut self.ahead {
+            Some(waiting) => {
+                *waiting = with;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Sends `sql` (simple protocol) and returns before its answer, which the next request
     /// reads past. Only for a read-only transaction's COMMIT, which cannot fail (an aborted
     /// one rolls back): the server ends the transaction now, and the round trip is saved.
