@@ -20,7 +20,7 @@ mod numeric;
 use std::collections::HashMap;
 use std::error::Error as StdError;
 use std::str::FromStr;
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{mpsc, Arc, LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
 use ::postgres::error::SqlState;
@@ -72,7 +72,7 @@ const BEGIN_READ: &str = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
 /// Plans each statement once per connection (`Conn::plan_once`).
 const PLAN_ONCE: &str = "SET LOCAL plan_cache_mode = force_generic_plan";
 /// `BEGIN_READ` and `PLAN_ONCE` in one message.
-const BEGIN_READ_PLANNED_ONCE: &str = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL plan_cache_mode = force_generic_plan";
+static BEGIN_READ_PLANNED_ONCE: LazyLock<String> = LazyLock::new(|| format!("{BEGIN_READ}; {PLAN_ONCE}"));
 /// A connection given back to the pool more recently than this is trusted to be alive: a
 /// read's BEGIN then rides with its first statement rather than going first on its own.
 const TRUSTED_IDLE: Duration = Duration::from_secs(1);
@@ -798,7 +798,7 @@ impl Conn for PgConn<'_> {
 
     /// Rides with the read's BEGIN when that still waits for the first statement.
     fn plan_once(&mut self) -> Result<()> {
-        if self.pc.client.amend_waiting_begin(BEGIN_READ_PLANNED_ONCE) {
+        if self.pc.client.amend_waiting_begin(&BEGIN_READ_PLANNED_ONCE) {
             return Ok(());
         }
         self.pc.client.batch_execute(PLAN_ONCE).map_err(|e| self.fail(e))
