@@ -172,17 +172,6 @@ impl Dialect {
             Dialect::Postgres => format!("{column} {direction}"),
         }
     }
-
-    /// `column` is one of the values of `subquery`, a condition the column's index serves
-    /// whatever the planner knows of the tables: PostgreSQL runs the subquery once and looks
-    /// its values up (a join could be planned as a scan of every row when statistics are
-    /// missing, as on a new database); SQLite already does so for IN.
-    pub fn in_subquery(self, column: &str, subquery: &str) -> String {
-        match self {
-            Dialect::Sqlite => format!("{column} IN ({subquery})"),
-            Dialect::Postgres => format!("{column} = ANY(ARRAY({subquery}))"),
-        }
-    }
 }
 
 /// An entity read from one result row, its columns in the order the query selects them.
