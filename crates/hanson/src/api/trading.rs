@@ -315,7 +315,8 @@ async fn price_history(State(app): State<AppState>, ApiJson(request): ApiJson<Se
     let to = date_filter(f.to_date.as_deref(), "filters.to_date", &mut v);
     v.finish()?;
     let query = PriceQuery { market_id: f.market_id, outcome_id: f.outcome_id, from, to, interval, page, direction: sort.direction };
-    let page = app.store.read(move |c| history::price_history(c, &query)).await?;
+    let keys = app.store.candle_keys();
+    let page = app.store.read(move |c| history::price_history(c, &query, Some(&keys))).await?;
     Ok(Json(page))
 }
 

@@ -1,6 +1,7 @@
 //! Read models: a wallet's holdings, the public trade records and price history.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 
 use super::markets;
@@ -13,7 +14,7 @@ use crate::domain::ids::{MarketId, OutcomeId, TradeId, WalletId};
 use crate::domain::money::Wei;
 use crate::domain::trade::{TradeKind, TradeRecord};
 use crate::domain::page::{Direction, Page, PageRequest, Sort};
-use crate::domain::candle::{base_width, bucket_start, Candle, CANDLE_WIDTHS};
+use crate::domain::candle::{base_width, bucket_start, Candle, CANDLE_WIDTHS, HOUR};
 use crate::domain::time::{Micros, Timestamp};
 use crate::error::{Error, Result};
 
@@ -403,9 +404,146 @@ fn partial_buckets(c: &mut dyn Conn, scope: &Scope, ranges: [Option<(Micros, Mic
     Ok(out)
 }
 
+/// The keys `(start, outcome_id)` of every market's hourly candles that price-history reads
+/// kept, each as of one snapshot. On PostgreSQL an hourly page walked the market's candles
+/// to its offset and on for its count (1,442 index entries for a month of two outcomes, the
+/// largest part of that mix's statements); with the keys at hand it finds both here and
+/// reads only its rows. A market's candles are only ever added after its last one in that
+/// order, as its points arrive in time order and each trade writes one for every outcome
+/// (`trading::record_trade`): kept keys are right as long as they end at the market's last
+/// candle, which each page read by them checks in its statement.
+#[derive(Default)]
+pub struct CandleKeys {
+    kept: Mutex<KeptCandleKeys>,
+}
+
+#[derive(Default)]
+struct KeptCandleKeys {
+    markets: HashMap<String, Arc<MarketCandleKeys>>,
+    keys: usize,
+}
+
+/// One market's hourly candle keys.
+struct MarketCandleKeys {
+    /// The outcomes that have candles, in id order; `keys` name them by index.
+    outcomes: Vec<String>,
+    /// In (start, outcome id) order.
+    keys: Vec<(Micros, u32)>,
+}
+
+/// Bounds the memory kept keys take: some 16 bytes each, so about 16 MiB, or a month of
+/// hourly candles of two outcomes for 700 markets.
+const KEPT_CANDLE_KEYS: usize = 1 << 20;
+
+impl CandleKeys {
+    fn get(&self, market_id: &str) -> Option<Arc<MarketCandleKeys>> {
+        self.kept.lock().ok()?.markets.get(market_id).cloned()
+    }
+
+    /// Reads and keeps the market's hourly candle keys (none are kept for a market without).
+    fn refresh(&self, c: &mut dyn Conn, market_id: &str) -> Result<()> {
+        let rows = c.query(&format!("SELECT start, outcome_id FROM price_candles WHERE market_id = $1 AND width = {HOUR} ORDER BY start, outcome_id"), &[Param::Text(market_id)])?;
+        let mut outcomes: Vec<String> = Vec::new();
+        let mut named = Vec::with_capacity(rows.len());
+        for r in &rows {
+            named.push((r.int(0)?, r.text(1)?));
+        }
+        for (_, outcome) in &named {
+            if let Err(at) = outcomes.binary_search(outcome) {
+                outcomes.insert(at, outcome.clone());
+            }
+        }
+        let keys = named
+            .into_iter()
+            .map(|(start, outcome)| outcomes.binary_search(&outcome).map(|i| (start, i as u32)).map_err(|_| Error::internal("candle outcome not kept")))
+            .collect::<Result<Vec<_>>>()?;
+        if keys.is_empty() || keys.len() > KEPT_CANDLE_KEYS {
+            return Ok(());
+        }
+        let mut kept = self.kept.lock().map_err(Error::internal)?;
+        if let Some(old) = kept.markets.remove(market_id) {
+            kept.keys -= old.keys.len();
+        }
+        while kept.keys + keys.len() > KEPT_CANDLE_KEYS {
+            let Some(evicted) = kept.markets.keys().next().cloned() else { break };
+            if let Some(old) = kept.markets.remove(&evicted) {
+                kept.keys -= old.keys.len();
+            }
+        }
+        kept.keys += keys.len();
+        kept.markets.insert(market_id.to_string(), Arc::new(MarketCandleKeys { outcomes, keys }));
+        Ok(())
+    }
+}
+
+/// An hourly page found through kept keys: its count and first key from them, its rows and
+/// the market's last candle from the statement. None when the keys no longer end at the
+/// market's last candle.
+fn hourly_page_by_keys(c: &mut dyn Conn, scope: &Scope, kept: &MarketCandleKeys, range: (Micros, Micros), dir: Direction, offset: i64, limit: i64) -> Result<Option<(i64, Vec<Bucket>)>> {
+    let Some(&(last_start, last_outcome)) = kept.keys.last() else { return Ok(None) };
+    let outcome = match &scope.outcome_id {
+        // An outcome without kept candles has none in the range.
+        Some(id) => Some(kept.outcomes.binary_search(id).ok().map(|i| i as u32)),
+        None => None,
+    };
+    let (lo, hi) = (kept.keys.partition_point(|k| k.0 < range.0), kept.keys.partition_point(|k| k.0 < range.1));
+    let in_scope: Vec<&(Micros, u32)> = kept.keys[lo..hi].iter().filter(|k| outcome.is_none_or(|o| o == Some(k.1))).collect();
+    let total = in_scope.len() as i64;
+    let desc = dir == Direction::Desc;
+    let first = (offset < total).then(|| in_scope[if desc { total - 1 - offset } else { offset } as usize]);
+    let (filter, mut params) = candles_where(scope, HOUR, range, 1);
+    let last = |column: &str| format!("(SELECT {column} FROM price_candles WHERE market_id = $1 AND width = {HOUR} ORDER BY start DESC, outcome_id DESC LIMIT 1)");
+    let (last_start_sql, last_outcome_sql) = (last("start"), last("outcome_id"));
+    let rows = match first {
+        Some(&(start, outcome)) => {
+            params.extend([Param::Int(start), Param::Text(&kept.outcomes[outcome as usize]), Param::Int(limit)]);
+            let n = params.len();
+            let (d, from_key) = (dir.as_sql(), if desc { "<=" } else { ">=" });
+            c.query(
+                &format!(
+                    "SELECT {last_start_sql} AS last_start, {last_outcome_sql} AS last_outcome, outcome_id, start, price, cum_before, cum_after FROM price_candles \
+                     WHERE {filter} AND (start, outcome_id) {from_key} (${}, ${}) ORDER BY start {d}, outcome_id {d} LIMIT ${n}",
+                    n - 2,
+                    n - 1
+                ),
+                &params,
+            )?
+        }
+        // Past the end: only the check.
+        None => c.query(&format!("SELECT {last_start_sql} AS last_start, {last_outcome_sql} AS last_outcome"), &params[..1])?,
+    };
+    let Some(head) = rows.first() else { return Ok(None) };
+    if head.opt_int(0)? != Some(last_start) || head.opt_text(1)?.as_deref() != Some(kept.outcomes[last_outcome as usize].as_str()) {
+        return Ok(None);
+    }
+    if first.is_none() {
+        return Ok(Some((total, Vec::new())));
+    }
+    let buckets = rows
+        .iter()
+        .map(|r| Ok(Bucket { outcome_id: r.text(2)?, start: r.int(3)?, price: r.money(4)?, volume: volume_between(r.money(5)?, r.money(6)?)? }))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Some((total, buckets)))
+}
+
 /// Whole buckets of `width` from the candles of its base width: how many there are, and
 /// `limit` of them from `offset` in the page's order.
-fn whole_buckets(c: &mut dyn Conn, scope: &Scope, range: (Micros, Micros), width: Micros, dir: Direction, offset: i64, limit: i64) -> Result<(i64, Vec<Bucket>)> {
+fn whole_buckets(c: &mut dyn Conn, scope: &Scope, range: (Micros, Micros), width: Micros, dir: Direction, offset: i64, limit: i64, keys: Option<&CandleKeys>) -> Result<(i64, Vec<Bucket>)> {
+    let keys = keys.filter(|_| width == HOUR && limit > 0 && seeks_to_offset(c));
+    if let Some(kept) = keys.and_then(|k| k.get(&scope.market_id)) {
+        if let Some(page) = hourly_page_by_keys(c, scope, &kept, range, dir, offset, limit)? {
+            return Ok(page);
+        }
+    }
+    let page = whole_buckets_walked(c, scope, range, width, dir, offset, limit)?;
+    if let Some(keys) = keys {
+        keys.refresh(c, &scope.market_id)?;
+    }
+    Ok(page)
+}
+
+/// [`whole_buckets`] through the candles' index alone.
+fn whole_buckets_walked(c: &mut dyn Conn, scope: &Scope, range: (Micros, Micros), width: Micros, dir: Direction, offset: i64, limit: i64) -> Result<(i64, Vec<Bucket>)> {
     let base = base_width(width);
     let (filter, params) = candles_where(scope, base, range, 1);
     // A derived width's buckets are the distinct (outcome, bucket) pairs of its base candles.
@@ -490,7 +628,7 @@ fn whole_buckets(c: &mut dyn Conn, scope: &Scope, range: (Micros, Micros), width
 /// Buckets: the last price in each (outcome, interval) and the summed volume; empty buckets
 /// do not appear. Whole buckets come from candles, the partial ones at the ends of a date
 /// filter from the raw points, so a page costs a few index reads whatever the history's size.
-fn bucketed(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery, width: Micros) -> Result<Page<PricePoint>> {
+fn bucketed(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery, width: Micros, keys: Option<&CandleKeys>) -> Result<Page<PricePoint>> {
     let parts = split(q.from, q.to, width);
     let mut ends = partial_buckets(c, scope, [parts.partial_lo, parts.partial_hi], width)?;
     if q.direction == Direction::Desc {
@@ -505,7 +643,7 @@ fn bucketed(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery, width: Micros) -> R
     data.extend(head.into_iter().skip(offset as usize).take(per_page as usize));
     let whole_offset = (offset - head_len).max(0);
     let (whole_total, whole) = match parts.whole {
-        Some(range) => whole_buckets(c, scope, range, width, q.direction, whole_offset, per_page - data.len() as i64)?,
+        Some(range) => whole_buckets(c, scope, range, width, q.direction, whole_offset, per_page - data.len() as i64, keys)?,
         None => (0, Vec::new()),
     };
     data.extend(whole);
@@ -648,14 +786,15 @@ fn raw(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery) -> Result<Page<PricePoin
     Ok(Page::new(data, q.page, total))
 }
 
-/// A page of price history. Its statements are planned once per connection: each is an index
-/// walk whatever its values (`tests/api_postgres/plans.rs`), and PostgreSQL spent a quarter
-/// of its time in this mix planning them afresh for each page.
-pub fn price_history(c: &mut dyn Conn, q: &PriceQuery) -> Result<Page<PricePoint>> {
+/// A page of price history; `keys` are the hourly candle keys kept between pages, if any.
+/// Its statements are planned once per connection: each is an index walk whatever its values
+/// (`tests/api_postgres/plans.rs`), and PostgreSQL spent a quarter of its time in this mix
+/// planning them afresh for each page.
+pub fn price_history(c: &mut dyn Conn, q: &PriceQuery, keys: Option<&CandleKeys>) -> Result<Page<PricePoint>> {
     c.plan_once()?;
     let Some(scope) = scope(c, q)? else { return Ok(Page::new(Vec::new(), q.page, 0)) };
     match q.interval {
-        Some(width) => bucketed(c, &scope, q, width),
+        Some(width) => bucketed(c, &scope, q, width, keys),
         None => raw(c, &scope, q),
     }
 }

@@ -56,6 +56,7 @@ pub struct Store {
     publisher: Arc<dyn Publisher>,
     /// This process among the nodes sharing a database (see `events::record`).
     node: Arc<str>,
+    candle_keys: Arc<history::CandleKeys>,
 }
 
 /// A DEBUG span per store call, named by the function that made the call (the closure's
@@ -124,7 +125,7 @@ impl Store {
     }
 
     fn with_backend(backend: Backend) -> Store {
-        Store { backend, publisher: Arc::new(Discard), node: Arc::from(crate::domain::ids::new_id()) }
+        Store { backend, publisher: Arc::new(Discard), node: Arc::from(crate::domain::ids::new_id()), candle_keys: Arc::default() }
     }
 
     /// Hands every later write's events to `publisher` (the store starts with one that
@@ -136,6 +137,11 @@ impl Store {
     /// This process's name in other nodes' event notifications.
     pub fn node(&self) -> &str {
         &self.node
+    }
+
+    /// The hourly candle keys price-history reads keep between requests.
+    pub fn candle_keys(&self) -> Arc<history::CandleKeys> {
+        self.candle_keys.clone()
     }
 
     pub fn backend(&self) -> &Backend {

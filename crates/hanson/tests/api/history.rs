@@ -50,8 +50,12 @@ fn synthetic_points(outcomes: &[String], start: Micros) -> Vec<Point> {
     points
 }
 
-async fn write_points(store: &Store, market_id: &str, points: &[Point]) {
+/// Writes `points` after `earlier`, written before, whose volumes start the running totals.
+async fn write_points(store: &Store, market_id: &str, earlier: &[Point], points: &[Point]) {
     let mut totals = std::collections::HashMap::<String, u128>::new();
+    for p in earlier {
+        *totals.entry(p.outcome.clone()).or_default() += p.volume;
+    }
     for instant in points.chunks(2) {
         let batch: Vec<(String, u128, u128, u128)> = instant
             .iter()
@@ -194,7 +198,7 @@ async fn buckets_match_the_raw_points_before_and_after_a_rebuild() {
     outcomes.sort();
     let points = synthetic_points(&outcomes, now_micros() - 4 * DAY);
     let store = Store::open(&f.app.database_url).unwrap();
-    write_points(&store, &market_id, &points).await;
+    write_points(&store, &market_id, &[], &points).await;
 
     check_history(&f, &market_id, &outcomes[1], &points).await;
     store.write(history::rebuild_price_candles).await.unwrap();
@@ -205,4 +209,54 @@ async fn buckets_match_the_raw_points_before_and_after_a_rebuild() {
     let body = json!({ "filters": { "market_id": other["id"], "outcome_id": outcomes[0], "interval": "1h" } });
     let r = f.app.post("/v1/markets/price-history/search", None, body).await;
     assert_eq!(r.body["pagination"]["total"], 0);
+}
+
+/// Hourly pages follow points written after an earlier page read the market's candles (the
+/// server keeps their keys between pages): a price change within the last hour, then a new
+/// hour.
+#[tokio::test]
+async fn hourly_pages_follow_points_written_after_earlier_pages() {
+    let f = Fixture::new().await;
+    let market = f.market(2).await;
+    let market_id = market["id"].as_str().unwrap().to_string();
+    let mut outcomes: Vec<String> = market["outcomes"].as_array().unwrap().iter().map(|o| o["id"].as_str().unwrap().to_string()).collect();
+    outcomes.sort();
+    let start = (now_micros() - 3 * DAY).div_euclid(HOUR) * HOUR;
+    // As trades write them: every outcome at each instant.
+    let at_instant = |i: u128, at: Micros| -> Vec<Point> {
+        outcomes
+            .iter()
+            .enumerate()
+            .map(|(k, o)| Point { outcome: o.clone(), price: 10u128.pow(35) + i * 1_000 + k as u128, volume: if k == (i % 2) as usize { 1_000_000_000_000_000_000 + i } else { 0 }, at })
+            .collect()
+    };
+    let mut points: Vec<Point> = (0..30u128).flat_map(|i| at_instant(i, start + i as i64 * HOUR + 17 * MINUTE)).collect();
+    let store = Store::open(&f.app.database_url).unwrap();
+    write_points(&store, &market_id, &[], &points).await;
+    let windows = [(None, None), (Some(start + 5 * HOUR + 1), Some(start + 40 * HOUR)), (Some(start + 29 * HOUR), None)];
+    let check = |points: Vec<Point>| {
+        let (f, market_id, outcome) = (&f, market_id.clone(), outcomes[1].clone());
+        async move {
+            for (from, to) in windows {
+                for desc in [true, false] {
+                    let (_, got) = all_pages(f, json!({ "market_id": market_id, "interval": "1h" }), desc, from, to).await;
+                    assert_eq!(got, expected_buckets(&points, HOUR, from, to, desc), "window {from:?}..{to:?}, desc {desc}");
+                    let one: Vec<Point> = points.iter().filter(|p| p.outcome == outcome).cloned().collect();
+                    let (_, got) = all_pages(f, json!({ "outcome_id": outcome, "interval": "1h" }), desc, from, to).await;
+                    assert_eq!(got, expected_buckets(&one, HOUR, from, to, desc), "one outcome, window {from:?}..{to:?}, desc {desc}");
+                }
+            }
+        }
+    };
+    check(points.clone()).await;
+
+    let later = at_instant(30, start + 29 * HOUR + 41 * MINUTE);
+    write_points(&store, &market_id, &points, &later).await;
+    points.extend(later);
+    check(points.clone()).await;
+
+    let later = at_instant(31, start + 31 * HOUR + 2 * MINUTE);
+    write_points(&store, &market_id, &points, &later).await;
+    points.extend(later);
+    check(points.clone()).await;
 }
