@@ -211,11 +211,11 @@ async fn buckets_match_the_raw_points_before_and_after_a_rebuild() {
     assert_eq!(r.body["pagination"]["total"], 0);
 }
 
-/// Hourly pages follow points written after an earlier page read the market's candles (the
-/// server keeps their keys between pages): a price change within the last hour, then a new
-/// hour.
+/// Hourly and raw pages follow points written after an earlier page read the market's
+/// candles (the server keeps their keys and point counts between pages): a price change
+/// within the last hour, then a new hour.
 #[tokio::test]
-async fn hourly_pages_follow_points_written_after_earlier_pages() {
+async fn pages_follow_points_written_after_earlier_pages() {
     let f = Fixture::new().await;
     let market = f.market(2).await;
     let market_id = market["id"].as_str().unwrap().to_string();
@@ -244,6 +244,13 @@ async fn hourly_pages_follow_points_written_after_earlier_pages() {
                     let one: Vec<Point> = points.iter().filter(|p| p.outcome == outcome).cloned().collect();
                     let (_, got) = all_pages(f, json!({ "outcome_id": outcome, "interval": "1h" }), desc, from, to).await;
                     assert_eq!(got, expected_buckets(&one, HOUR, from, to, desc), "one outcome, window {from:?}..{to:?}, desc {desc}");
+                    // Raw pages count their points through the same keys.
+                    let raw: Vec<&Point> = points.iter().filter(|p| from.is_none_or(|f| p.at >= f) && to.is_none_or(|t| p.at <= t)).collect();
+                    let (total, got) = all_pages(f, json!({ "market_id": market_id }), desc, from, to).await;
+                    assert_eq!((total as usize, got), (raw.len(), expected_raw(&raw, desc)), "raw, window {from:?}..{to:?}, desc {desc}");
+                    let raw: Vec<&Point> = raw.into_iter().filter(|p| p.outcome == outcome).collect();
+                    let (total, got) = all_pages(f, json!({ "outcome_id": outcome }), desc, from, to).await;
+                    assert_eq!((total as usize, got), (raw.len(), expected_raw(&raw, desc)), "raw of one outcome, window {from:?}..{to:?}, desc {desc}");
                 }
             }
         }
