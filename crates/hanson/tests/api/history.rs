@@ -189,13 +189,18 @@ async fn check_history(f: &Fixture, market_id: &str, outcome: &str, points: &[Po
     }
 }
 
+/// A new market of two outcomes: its id and its outcomes' ids, in order.
+async fn market_of_two(f: &Fixture) -> (String, Vec<String>) {
+    let market = f.market(2).await;
+    let mut outcomes: Vec<String> = market["outcomes"].as_array().unwrap().iter().map(|o| o["id"].as_str().unwrap().to_string()).collect();
+    outcomes.sort();
+    (market["id"].as_str().unwrap().to_string(), outcomes)
+}
+
 #[tokio::test]
 async fn buckets_match_the_raw_points_before_and_after_a_rebuild() {
     let f = Fixture::new().await;
-    let market = f.market(2).await;
-    let market_id = market["id"].as_str().unwrap().to_string();
-    let mut outcomes: Vec<String> = market["outcomes"].as_array().unwrap().iter().map(|o| o["id"].as_str().unwrap().to_string()).collect();
-    outcomes.sort();
+    let (market_id, outcomes) = market_of_two(&f).await;
     let points = synthetic_points(&outcomes, now_micros() - 4 * DAY);
     let store = Store::open(&f.app.database_url).unwrap();
     write_points(&store, &market_id, &[], &points).await;
@@ -217,10 +222,7 @@ async fn buckets_match_the_raw_points_before_and_after_a_rebuild() {
 #[tokio::test]
 async fn pages_follow_points_written_after_earlier_pages() {
     let f = Fixture::new().await;
-    let market = f.market(2).await;
-    let market_id = market["id"].as_str().unwrap().to_string();
-    let mut outcomes: Vec<String> = market["outcomes"].as_array().unwrap().iter().map(|o| o["id"].as_str().unwrap().to_string()).collect();
-    outcomes.sort();
+    let (market_id, outcomes) = market_of_two(&f).await;
     let start = (now_micros() - 3 * DAY).div_euclid(HOUR) * HOUR;
     // As trades write them: every outcome at each instant.
     let at_instant = |i: u128, at: Micros| -> Vec<Point> {
