@@ -421,6 +421,9 @@ pub struct CandleKeys {
 struct KeptCandleKeys {
     markets: HashMap<String, Arc<MarketCandleKeys>>,
     keys: usize,
+    /// Markets with more than `MARKET_CANDLE_KEYS` keys: their pages walk, and their keys
+    /// are not read again.
+    too_many: std::collections::HashSet<String>,
 }
 
 /// One market's hourly candle keys, and their candles' point counts.
@@ -435,7 +438,7 @@ struct MarketCandleKeys {
 }
 
 impl MarketCandleKeys {
-    /// Whether these are the keys of a market whose last candle is `last`.
+    /// Whether these are the keys of a market whose last candle is `(last_start, last_outcome)`.
     fn end_at(&self, last_start: Option<Micros>, last_outcome: Option<&str>) -> bool {
         match self.keys.last() {
             Some(&(start, outcome)) => last_start == Some(start) && last_outcome == Some(self.outcomes[outcome as usize].as_str()),
@@ -473,14 +476,32 @@ fn last_candle_columns(market: usize) -> String {
 /// hourly candles of two outcomes for 700 markets.
 const KEPT_CANDLE_KEYS: usize = 1 << 20;
 
+/// The most keys kept for one market (3.7 years of two outcomes), so that reading them stays
+/// cheap.
+const MARKET_CANDLE_KEYS: usize = 1 << 16;
+
 impl CandleKeys {
     fn get(&self, market_id: &str) -> Option<Arc<MarketCandleKeys>> {
         self.kept.lock().ok()?.markets.get(market_id).cloned()
     }
 
-    /// Reads and keeps the market's hourly candle keys.
+    /// Reads and keeps the market's hourly candle keys, unless it has too many.
     fn refresh(&self, c: &mut dyn Conn, market_id: &str) -> Result<()> {
-        let rows = c.query(&format!("SELECT start, outcome_id, points FROM price_candles WHERE market_id = $1 AND width = {HOUR} ORDER BY start, outcome_id"), &[Param::Text(market_id)])?;
+        if self.kept.lock().map_err(Error::internal)?.too_many.contains(market_id) {
+            return Ok(());
+        }
+        let rows = c.query(
+            &format!("SELECT start, outcome_id, points FROM price_candles WHERE market_id = $1 AND width = {HOUR} ORDER BY start, outcome_id LIMIT {}", MARKET_CANDLE_KEYS + 1),
+            &[Param::Text(market_id)],
+        )?;
+        if rows.len() > MARKET_CANDLE_KEYS {
+            let mut kept = self.kept.lock().map_err(Error::internal)?;
+            if let Some(old) = kept.markets.remove(market_id) {
+                kept.keys -= old.keys.len();
+            }
+            kept.too_many.insert(market_id.to_string());
+            return Ok(());
+        }
         let mut outcomes: Vec<String> = Vec::new();
         let mut named = Vec::with_capacity(rows.len());
         let mut points = Vec::with_capacity(rows.len());
@@ -497,9 +518,6 @@ impl CandleKeys {
             .into_iter()
             .map(|(start, outcome)| outcomes.binary_search(&outcome).map(|i| (start, i as u32)).map_err(|_| Error::internal("candle outcome not kept")))
             .collect::<Result<Vec<_>>>()?;
-        if keys.len() > KEPT_CANDLE_KEYS {
-            return Ok(());
-        }
         let mut kept = self.kept.lock().map_err(Error::internal)?;
         if let Some(old) = kept.markets.remove(market_id) {
             kept.keys -= old.keys.len();
