@@ -5,6 +5,7 @@
 use hanson::domain::page::{Direction, PageRequest};
 use hanson::store::events::{current_seqs, current_seqs_read, first_kept_seq};
 use hanson::store::history::{self, PriceQuery};
+use hanson::store::positions::positions_of_read;
 use hanson::store::sql::{Conn, Dialect, Param, Row};
 use hanson::store::Store;
 
@@ -66,6 +67,54 @@ async fn a_markets_last_seq_is_one_index_step_under_statistics_of_a_young_log() 
     assert_eq!(first, Some(1));
     // One index entry read, not every event of the market.
     assert_eq!(rows, vec![1], "rows read from events by the last-seq plan");
+}
+
+/// Positions of other wallets when the batch's plan is made.
+const YOUNG_POSITIONS: i64 = 150;
+/// Positions of the one wallet after the batch's plan was made.
+const WALLET_POSITIONS: i64 = 2_000;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batchs_positions_read_probes_each_pair_under_a_plan_made_on_a_young_table() {
+    let db = TestDatabase::create();
+    let store = Store::open(&db.url).expect("open the store");
+    let plan = store
+        .write(|c| {
+            // Planned once while the table is young, as a batch's early read: the pairs' index,
+            // two ids a key, already has a root above its leaves, and an index leading with
+            // the wallet alone would not yet, so that its probe would look cheaper.
+            c.exec("SET LOCAL session_replication_role = replica", &[])?;
+            c.exec(
+                &format!(
+                    "INSERT INTO positions (id, market_id, outcome_id, wallet_id, shares, total_invested, status, created_at, updated_at) \
+                     SELECT gen_random_uuid(), 'm', gen_random_uuid(), gen_random_uuid(), 1, 1, 'active', g, g FROM generate_series(1, {YOUNG_POSITIONS}) AS g"
+                ),
+                &[],
+            )?;
+            c.exec("SET LOCAL plan_cache_mode = force_generic_plan", &[])?;
+            let (sql, _) = positions_of_read(c, &[("w", "o1")]);
+            c.exec(&format!("PREPARE positions_of(text, text) AS {sql}"), &[])?;
+            c.exec("EXECUTE positions_of('w', 'o1')", &[])?;
+            // Then the wallet holds many positions (their parents do not matter here).
+            c.exec(
+                &format!(
+                    "INSERT INTO positions (id, market_id, outcome_id, wallet_id, shares, total_invested, status, created_at, updated_at) \
+                     SELECT 'p' || g, 'm', 'o' || g, 'w', 1, 1, 'active', g, g FROM generate_series(1, {WALLET_POSITIONS}) AS g"
+                ),
+                &[],
+            )?;
+            let plan = c.query("EXPLAIN (ANALYZE, TIMING OFF) EXECUTE positions_of('w', 'o1')", &[])?;
+            c.exec("DEALLOCATE positions_of", &[])?;
+            plan.iter().map(|line| line.text(0)).collect::<hanson::error::Result<Vec<String>>>()
+        })
+        .await
+        .expect("plan the batch's positions read");
+    let scans: Vec<&String> = plan.iter().filter(|line| line.contains(" on positions")).collect();
+    assert_eq!(scans.len(), 1, "one scan of positions in {plan:#?}");
+    assert!(scans[0].contains("Index Scan using positions_wallet_id_outcome_id_key on positions"), "the pair's index in {plan:#?}");
+    assert!(scans[0].contains("rows=1 loops=1)"), "one position found in {plan:#?}");
+    // One index entry read, not every position of the wallet.
+    assert!(!plan.iter().any(|line| line.contains("Rows Removed by Filter")), "positions filtered in {plan:#?}");
 }
 
 /// A price-history statement as run, its parameters as SQL types and literals.
