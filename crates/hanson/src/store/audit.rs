@@ -98,20 +98,25 @@ pub fn audit(c: &mut dyn Conn) -> Result<Report> {
         ));
     }
 
-    // Trades and price points name an outcome of their own market and (trades) a wallet.
-    // PostgreSQL has no foreign keys on these records (migration 0015): this is their check.
-    for r in c.query(
-        "SELECT t.id, t.market_id, t.outcome_id, t.wallet_id, o.id, w.id FROM trades t \
-         LEFT JOIN outcomes o ON o.id = t.outcome_id AND o.market_id = t.market_id \
-         LEFT JOIN wallets w ON w.id = t.wallet_id WHERE o.id IS NULL OR w.id IS NULL",
-        &[],
-    )? {
-        let (trade, market, outcome, wallet) = (r.text(0)?, r.text(1)?, r.text(2)?, r.text(3)?);
-        if r.opt_text(4)?.is_none() {
-            report.fail(format!("trade {trade}: outcome {outcome} is not an outcome of its market {market}"));
-        }
-        if r.opt_text(5)?.is_none() {
-            report.fail(format!("trade {trade}: wallet {wallet} does not exist"));
+    // Trades, positions and price points name an outcome of their own market, and trades and
+    // positions a wallet. No foreign key checks the outcome's market, and PostgreSQL has none
+    // on trades and price points at all (migration 0015): this is their check.
+    for (record, table) in [("trade", "trades"), ("position", "positions")] {
+        for r in c.query(
+            &format!(
+                "SELECT t.id, t.market_id, t.outcome_id, t.wallet_id, o.id, w.id FROM {table} t \
+                 LEFT JOIN outcomes o ON o.id = t.outcome_id AND o.market_id = t.market_id \
+                 LEFT JOIN wallets w ON w.id = t.wallet_id WHERE o.id IS NULL OR w.id IS NULL ORDER BY t.id"
+            ),
+            &[],
+        )? {
+            let (id, market, outcome, wallet) = (r.text(0)?, r.text(1)?, r.text(2)?, r.text(3)?);
+            if r.opt_text(4)?.is_none() {
+                report.fail(format!("{record} {id}: outcome {outcome} is not an outcome of its market {market}"));
+            }
+            if r.opt_text(5)?.is_none() {
+                report.fail(format!("{record} {id}: wallet {wallet} does not exist"));
+            }
         }
     }
     for r in c.query(

@@ -853,7 +853,7 @@ async fn a_position_sold_out_closes_and_a_new_bet_reopens_it() {
 }
 
 #[tokio::test]
-async fn the_audit_finds_trade_records_that_name_another_markets_outcome_or_no_wallet() {
+async fn the_audit_finds_trades_positions_and_points_that_name_another_markets_outcome_or_no_wallet() {
     use hanson::store::sql::Param;
     let a = Arena::new(1, 100 * ONE_TOKEN).await;
     let r = a.bet(&a.traders[0], 0, ONE_TOKEN).await;
@@ -864,11 +864,13 @@ async fn the_audit_finds_trade_records_that_name_another_markets_outcome_or_no_w
 
     let other = a.f.market(2).await;
     let stray = other["outcomes"][0]["id"].as_str().unwrap().to_string();
-    let (market, trade) = (a.market_id().to_string(), trade_id.clone());
+    let position_id = r.body["position_id"].as_str().unwrap().to_string();
+    let (market, trade, position) = (a.market_id().to_string(), trade_id.clone(), position_id.clone());
     let store = hanson::store::Store::open(&a.f.app.database_url).unwrap();
     let point: i64 = store
         .write(move |c| {
             c.exec("UPDATE trades SET outcome_id = $1 WHERE id = $2", &[Param::Text(&stray), Param::Text(&trade)])?;
+            c.exec("UPDATE positions SET outcome_id = $1 WHERE id = $2", &[Param::Text(&stray), Param::Text(&position)])?;
             let seq = c.query_one("SELECT max(seq) FROM price_points WHERE market_id = $1", &[Param::Text(&market)])?.int(0)?;
             c.exec("UPDATE price_points SET outcome_id = $1 WHERE seq = $2", &[Param::Text(&stray), Param::Int(seq)])?;
             Ok(seq)
@@ -879,9 +881,12 @@ async fn the_audit_finds_trade_records_that_name_another_markets_outcome_or_no_w
     let market = a.market_id();
     let mut expected = vec![
         format!("trade {trade_id}: outcome {stray} is not an outcome of its market {market}"),
+        format!("position {position_id}: outcome {stray} is not an outcome of its market {market}"),
         format!("price point {point}: outcome {stray} is not an outcome of its market {market}"),
+        // The position's shares went with it.
+        format!("market {market} outcome {}: total_shares {} but positions hold 0", a.outcome(0), r.body["shares_purchased"].as_str().unwrap()),
     ];
-    // Only PostgreSQL lets a record name a wallet that does not exist (migration 0015).
+    // Only PostgreSQL lets a trade name a wallet that does not exist (migration 0015).
     if crate::BACKEND == Backend::Postgres {
         let trade = trade_id.clone();
         store.write(move |c| c.exec("UPDATE trades SET wallet_id = 'no-such-wallet' WHERE id = $1", &[Param::Text(&trade)])).await.unwrap();
