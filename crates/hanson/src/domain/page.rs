@@ -41,6 +41,14 @@ impl Direction {
             Direction::Desc => "DESC",
         }
     }
+
+    /// The SQL comparison that keeps the keys at or past a page's first key, in this order.
+    pub fn at_or_past_sql(self) -> &'static str {
+        match self {
+            Direction::Asc => ">=",
+            Direction::Desc => "<=",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

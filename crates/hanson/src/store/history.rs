@@ -548,7 +548,7 @@ fn hourly_page_by_keys(c: &mut dyn Conn, scope: &Scope, kept: &MarketCandleKeys,
         Some(&(start, outcome)) => {
             params.extend([Param::Int(start), Param::Text(&kept.outcomes[outcome as usize]), Param::Int(limit)]);
             let n = params.len();
-            let (d, from_key) = (dir.as_sql(), if desc { "<=" } else { ">=" });
+            let (d, from_key) = (dir.as_sql(), dir.at_or_past_sql());
             c.query(
                 &format!(
                     "SELECT {last}, outcome_id, start, price, cum_before, cum_after FROM price_candles \
@@ -619,7 +619,7 @@ fn whole_buckets_walked(c: &mut dyn Conn, scope: &Scope, range: (Micros, Micros)
             // The count, too, walks on from that key (and adds the offset) rather than from the
             // first candle: the two walks together pass each candle once instead of the ones
             // before the page twice.
-            let from_key = if dir == Direction::Desc { "<=" } else { ">=" };
+            let from_key = dir.at_or_past_sql();
             format!(
                 "WITH page_key AS (SELECT start AS key_start, outcome_id AS key_outcome FROM price_candles WHERE {filter} ORDER BY {order} LIMIT 1 OFFSET ${n}) \
                  SELECT outcome_id, start, price, cum_before, cum_after, \
@@ -825,7 +825,7 @@ fn raw(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery, keys: Option<&CandleKeys
         // lie together in the table as they were written together (EXPLAIN ANALYZE, 700 points
         // skipped and 60 read: 16 buffers and 0.26 ms against 199 and 0.56 ms looking each
         // row up by `seq`).
-        let from_key = if q.direction == Direction::Desc { "<=" } else { ">=" };
+        let from_key = q.direction.at_or_past_sql();
         format!(
             "SELECT outcome_id, price, volume, at, {total_sql} FROM price_points WHERE {range} \
              AND (at, seq) {from_key} (SELECT at, seq FROM price_points WHERE {range} ORDER BY {order} LIMIT 1 OFFSET $5) ORDER BY {order} LIMIT $4"
