@@ -277,12 +277,21 @@ struct Scope {
     outcome_id: Option<String>,
 }
 
-fn scope(c: &mut dyn Conn, q: &PriceQuery) -> Result<Option<Scope>> {
+fn scope(c: &mut dyn Conn, q: &PriceQuery, keys: Option<&CandleKeys>) -> Result<Option<Scope>> {
     if let Some(outcome) = &q.outcome_id {
-        let Some(row) = c.query_opt("SELECT market_id FROM outcomes WHERE id = $1", &[Param::Text(outcome)])? else {
-            return Ok(None);
+        let market_id = match keys.and_then(|k| k.market_of(outcome)) {
+            Some(market_id) => market_id,
+            None => {
+                let Some(row) = c.query_opt("SELECT market_id FROM outcomes WHERE id = $1", &[Param::Text(outcome)])? else {
+                    return Ok(None);
+                };
+                let market_id = row.text(0)?;
+                if let Some(k) = keys {
+                    k.keep_market_of(outcome, &market_id);
+                }
+                market_id
+            }
         };
-        let market_id = row.text(0)?;
         if q.market_id.as_ref().is_some_and(|m| *m != market_id) {
             return Ok(None);
         }
@@ -412,6 +421,9 @@ fn partial_buckets(c: &mut dyn Conn, scope: &Scope, ranges: [Option<(Micros, Mic
 /// order, as its points arrive in time order and each trade writes one for every outcome
 /// (`trading::record_trade`): kept keys are right as long as they end at the market's last
 /// candle, which each page read by them checks in its statement.
+///
+/// It also keeps each outcome's market, which never changes: an outcome's pages (two in five
+/// of the bench's mix) looked it up in a round trip of its own.
 #[derive(Default)]
 pub struct CandleKeys {
     kept: Mutex<KeptCandleKeys>,
@@ -424,6 +436,8 @@ struct KeptCandleKeys {
     /// Markets with more than `MARKET_CANDLE_KEYS` keys: their pages walk, and their keys
     /// are not read again.
     too_many: std::collections::HashSet<String>,
+    /// Each outcome's market, by outcome id.
+    markets_of_outcomes: HashMap<String, String>,
 }
 
 /// One market's hourly candle keys, and their candles' point counts.
@@ -480,9 +494,26 @@ const KEPT_CANDLE_KEYS: usize = 1 << 20;
 /// cheap.
 const MARKET_CANDLE_KEYS: usize = 1 << 16;
 
+/// The most outcomes whose market is kept: some 150 bytes each, about 10 MiB.
+const KEPT_OUTCOMES: usize = 1 << 16;
+
 impl CandleKeys {
     fn get(&self, market_id: &str) -> Option<Arc<MarketCandleKeys>> {
         self.kept.lock().ok()?.markets.get(market_id).cloned()
+    }
+
+    fn market_of(&self, outcome_id: &str) -> Option<String> {
+        self.kept.lock().ok()?.markets_of_outcomes.get(outcome_id).cloned()
+    }
+
+    fn keep_market_of(&self, outcome_id: &str, market_id: &str) {
+        let Ok(mut kept) = self.kept.lock() else { return };
+        if kept.markets_of_outcomes.len() >= KEPT_OUTCOMES {
+            if let Some(evicted) = kept.markets_of_outcomes.keys().next().cloned() {
+                kept.markets_of_outcomes.remove(&evicted);
+            }
+        }
+        kept.markets_of_outcomes.insert(outcome_id.to_string(), market_id.to_string());
     }
 
     /// Reads and keeps the market's hourly candle keys, unless it has too many.
@@ -868,7 +899,7 @@ fn raw(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery, keys: Option<&CandleKeys
 /// planning them afresh for each page.
 pub fn price_history(c: &mut dyn Conn, q: &PriceQuery, keys: Option<&CandleKeys>) -> Result<Page<PricePoint>> {
     c.plan_once()?;
-    let Some(scope) = scope(c, q)? else { return Ok(Page::new(Vec::new(), q.page, 0)) };
+    let Some(scope) = scope(c, q, keys)? else { return Ok(Page::new(Vec::new(), q.page, 0)) };
     match q.interval {
         Some(width) => bucketed(c, &scope, q, width, keys),
         None => raw(c, &scope, q, keys),

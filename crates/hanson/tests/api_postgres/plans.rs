@@ -230,6 +230,9 @@ async fn price_history_plans_made_without_values_read_no_history_table_whole() {
     let expected = vec![2 * 720, 7 * 24 + 1, 2 * 30, 2 * (24 * 12 + 1), 2 * 24 * 60 + 2, MINUTES, MINUTES];
     assert_eq!(totals, vec![expected.clone(), expected]);
     assert!(statements.iter().any(|(sql, _)| sql.contains("AS last_start")), "no page by kept keys among {statements:#?}");
+    // The outcome's market is looked up once, then kept.
+    let outcome_lookups = statements.iter().filter(|(sql, _)| sql.contains("FROM outcomes WHERE id")).count();
+    assert_eq!(outcome_lookups, 1, "outcome lookups among {statements:#?}");
     // The raw pages past their first hundred points seek through the candles' point counts.
     assert!(statements.iter().any(|(sql, _)| sql.contains("SUM(points) OVER")), "no raw seek among {statements:#?}");
 
