@@ -7,6 +7,12 @@
 //! commits, and before any other kind of write in the batch runs (it may read those rows; it
 //! runs without copies). Elsewhere (a write outside a batch, a reader) there are none and
 //! trades write straight through.
+//!
+//! SQLite's writer also carries the markets from one group commit to the next (`carried`):
+//! with trades spread over many markets, loading each market afresh in every commit took a
+//! tenth of the writer's time (README "Performance").
+
+use std::collections::HashMap;
 
 use super::events::Written;
 use super::sql::{Conn, Dialect};
@@ -34,7 +40,13 @@ pub struct HotRows {
     seqs: Vec<(String, i64)>,
     /// The batch's events, written together by `flush`; with the node that recorded them.
     events: Option<(String, Vec<Written>)>,
+    /// Markets as earlier batches of this writer committed them, by id: a trade takes its
+    /// market from here before reading it from the store. `flush` adds the markets it wrote.
+    carried: HashMap<String, Market>,
 }
+
+/// The most markets carried between batches: some 2 KiB each.
+const CARRIED_MARKETS: usize = 4096;
 
 struct KeptBalance {
     account_id: String,
@@ -97,17 +109,44 @@ pub struct KeptMarket {
 }
 
 impl HotRows {
+    /// Copies for a batch that starts from the markets earlier batches committed.
+    pub fn carrying(carried: HashMap<String, Market>) -> HotRows {
+        HotRows { carried, ..HotRows::default() }
+    }
+
+    /// A carried market, taken out to be kept for this batch.
+    pub fn take_carried(&mut self, market_id: &str) -> Option<Market> {
+        self.carried.remove(market_id)
+    }
+
+    /// Forgets the carried markets: a write without copies may have changed any of them.
+    pub fn forget_carried(&mut self) {
+        self.carried.clear();
+    }
+
+    /// The markets to carry to the next batch, once this one has committed.
+    pub fn into_carried(self) -> HashMap<String, Market> {
+        self.carried
+    }
+
+    /// Carries markets as `flush` stored them.
+    fn carry(&mut self, markets: impl IntoIterator<Item = Market>) {
+        for m in markets {
+            if self.carried.len() < CARRIED_MARKETS || self.carried.contains_key(m.id.as_str()) {
+                self.carried.insert(m.id.as_str().to_string(), m);
+            }
+        }
+    }
+
     /// Takes every kept market that trades changed, every changed balance and every changed
     /// position, leaving none (and no session or sequence number: a write without copies
     /// reads them from the store).
     pub fn take(&mut self) -> (Vec<KeptMarket>, Vec<(String, u128)>, Vec<Position>) {
         self.seqs.clear();
         self.sessions.clear();
-        let markets = std::mem::take(&mut self.markets)
-            .into_iter()
-            .filter(|m| m.trades > 0)
-            .map(|m| KeptMarket { record: m.record, trades: m.trades, candles: m.candles })
-            .collect();
+        let (changed, unchanged): (Vec<HotMarket>, Vec<HotMarket>) = std::mem::take(&mut self.markets).into_iter().partition(|m| m.trades > 0);
+        self.carry(unchanged.into_iter().map(|m| m.record));
+        let markets = changed.into_iter().map(|m| KeptMarket { record: m.record, trades: m.trades, candles: m.candles }).collect();
         let balances =
             std::mem::take(&mut self.balances).into_iter().filter(|b| b.changed).map(|b| (b.account_id, b.balance)).collect();
         let positions =
@@ -252,6 +291,10 @@ pub fn flush(c: &mut dyn Conn) -> Result<()> {
     super::history::upsert_candles_of(c, &candles)?;
     if let Some((node, rows)) = events {
         super::events::write(c, &rows, &node, crate::domain::time::now_micros())?;
+    }
+    if let Some(hot) = c.hot() {
+        // As stored: `write_totals` bumped each revision.
+        hot.carry(markets.into_iter().map(|m| Market { revision: m.record.revision + 1, ..m.record }));
     }
     Ok(())
 }

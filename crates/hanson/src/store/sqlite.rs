@@ -12,6 +12,7 @@
 //! previous one. A committed batch is visible to readers from its COMMIT, up to one flush
 //! before it is durable.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
@@ -208,8 +209,11 @@ impl SqliteBackend {
                 // written first; it runs without copies, which its savepoint could not undo.
                 (Some(conn), Undo::Savepoint) => match super::hot::flush(conn) {
                     Ok(()) => {
-                        let hot = conn.hot.take();
+                        let mut hot = conn.hot.take();
                         let result = run_in_savepoint(conn, op);
+                        if let Some(hot) = &mut hot {
+                            hot.forget_carried();
+                        }
                         conn.hot = hot;
                         (Some(result), false)
                     }
@@ -313,9 +317,12 @@ fn run_writer(conn: Connection, queue: mpsc::Receiver<Job>, flusher: Flusher, ch
     let mut checkpoints = WalCheckpoints::new(checkpointer);
     let metrics = crate::metrics::metrics();
     let page_size: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap_or(4096);
+    // Markets as the last commits left them (`HotRows::carrying`), and the data version they
+    // were read at: another connection's commit (a CLI command, say) changes it.
+    let mut carried = HashMap::new();
+    let mut carried_version = None;
     while let Ok(first) = queue.recv() {
         let started = std::time::Instant::now();
-        let mut sql_conn = SqliteConn { conn: &conn, hot: Some(HotRows::default()) };
         // After a failed flush nothing more is written: the disk may have dropped data that
         // SQLite believes is on it.
         let refused = match flusher.failure() {
@@ -326,6 +333,13 @@ fn run_writer(conn: Connection, queue: mpsc::Receiver<Job>, flusher: Flusher, ch
             (first(None).finish)(Err(cause));
             continue;
         }
+        // Read once the write lock is held: no other connection can commit after it.
+        let version = data_version(&conn);
+        if version.is_none() || version != carried_version {
+            carried.clear();
+        }
+        carried_version = version;
+        let mut sql_conn = SqliteConn { conn: &conn, hot: Some(HotRows::carrying(std::mem::take(&mut carried))) };
         let mut finishers: Vec<Finish> = Vec::with_capacity(MAX_BATCH);
         let ran = first(Some(&mut sql_conn));
         // Some errors (a full disk, I/O) make SQLite roll the whole transaction back itself;
@@ -351,6 +365,7 @@ fn run_writer(conn: Connection, queue: mpsc::Receiver<Job>, flusher: Flusher, ch
         };
         match committed {
             Ok(()) => {
+                carried = sql_conn.hot.take().map(HotRows::into_carried).unwrap_or_default();
                 metrics.commit_batch_size.observe(finishers.len() as f64);
                 metrics.commit_seconds.observe(started.elapsed().as_secs_f64());
                 flusher.submit(finishers);
@@ -367,6 +382,11 @@ fn run_writer(conn: Connection, queue: mpsc::Receiver<Job>, flusher: Flusher, ch
             }
         }
     }
+}
+
+/// `PRAGMA data_version`: changes when another connection commits.
+fn data_version(conn: &Connection) -> Option<i64> {
+    conn.prepare_cached("PRAGMA data_version").ok()?.query_row([], |r| r.get(0)).ok()
 }
 
 /// Writes a consistent copy of the database at `url` to `target` (which must not exist) with

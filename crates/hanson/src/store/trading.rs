@@ -31,7 +31,11 @@ fn trading_market(c: &mut dyn Conn, trader: &Trader, market_id: &str, outcome_id
     let m = match c.hot().and_then(|hot| hot.get(market_id)).cloned() {
         Some(m) => m,
         None => {
-            let mut m = markets::market(c, market_id, true)?.ok_or(Error::NotFound)?;
+            let carried = c.hot().and_then(|hot| hot.take_carried(market_id));
+            let mut m = match carried {
+                Some(m) => m,
+                None => markets::market(c, market_id, true)?.ok_or(Error::NotFound)?,
+            };
             if let Some(hot) = c.hot() {
                 if let Some(pool) = hot.balance(&ledger::pool_account(&m.id)) {
                     m.pool = pool;

@@ -897,3 +897,39 @@ async fn the_audit_finds_trades_positions_and_points_that_name_another_markets_o
     let problems: Vec<&str> = report.lines().skip(1).map(|l| l.trim_start_matches("  - ")).collect();
     assert_eq!(problems, expected, "{report}");
 }
+
+/// Runs `sql` on the test's database from a connection of its own, as another process would.
+fn change_elsewhere(app: &TestApp, sql: &str) {
+    match crate::BACKEND {
+        Backend::Sqlite => {
+            let path = app.database_url.strip_prefix("sqlite://").expect("a sqlite:// URL");
+            let conn = rusqlite::Connection::open(path).expect("open the database");
+            conn.busy_timeout(std::time::Duration::from_secs(10)).expect("busy timeout");
+            conn.execute_batch(sql).expect("change the database");
+        }
+        Backend::Postgres => hanson::store::postgres::admin::execute(&app.database_url, sql.to_string()).expect("change the database"),
+    }
+}
+
+/// A writer that carries markets from one commit to the next (SQLite's) still sees every
+/// change made to them between its commits: by a write that is not a trade, and by another
+/// connection to the database.
+#[tokio::test]
+async fn a_trade_sees_its_market_as_changed_since_the_last_trade() {
+    let a = Arena::new(1, 100 * ONE_TOKEN).await;
+    let t = &a.traders[0];
+    assert_eq!(a.bet(t, 0, ONE_TOKEN).await.status, StatusCode::OK);
+    // A third outcome, added through the API: the next trade can bet on it.
+    let r = a.f.app.post(&format!("/v1/providers/markets/{}/outcomes", a.market_id()), Some(&a.f.provider.key), json!({ "title": "Draw", "outcome_index": 2 })).await;
+    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+    let draw = a.detail().await["outcomes"][2]["id"].as_str().expect("the new outcome").to_string();
+    let r = bet_on(&a.f.app, a.market_id(), &draw, t, ONE_TOKEN).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(a.bet(t, 1, ONE_TOKEN).await.status, StatusCode::OK);
+    // The market's end moved into the past by another connection: trading stops at once.
+    let past = hanson::domain::time::now_micros() - 1_000_000;
+    change_elsewhere(&a.f.app, &format!("UPDATE markets SET ends_at = {past} WHERE id = '{}'", a.market_id()));
+    assert_problem(&a.bet(t, 0, ONE_TOKEN).await, 409, "market_not_open");
+    let (ok, report) = audit(&a.f.app);
+    assert!(ok, "{report}");
+}
