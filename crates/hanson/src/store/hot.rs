@@ -8,7 +8,7 @@
 //! runs without copies). Elsewhere (a write outside a batch, a reader) there are none and
 //! trades write straight through.
 //!
-//! SQLite's writer also carries the markets from one group commit to the next (`carried`):
+//! SQLite's writer also carries the copies from one group commit to the next ([`Carried`]):
 //! with trades spread over many markets, loading each market afresh in every commit took a
 //! tenth of the writer's time (README "Performance").
 
@@ -40,13 +40,32 @@ pub struct HotRows {
     seqs: Vec<(String, i64)>,
     /// The batch's events, written together by `flush`; with the node that recorded them.
     events: Option<(String, Vec<Written>)>,
-    /// Markets as earlier batches of this writer committed them, by id: a trade takes its
-    /// market from here before reading it from the store. `flush` adds the markets it wrote.
-    carried: HashMap<String, Market>,
+    /// Copies as earlier batches of this writer committed them, read before the store.
+    carried: Carried,
 }
 
-/// The most markets carried between batches: some 2 KiB each.
-const CARRIED_MARKETS: usize = 4096;
+/// Copies of rows as a writer's earlier batches committed them: markets, balances, sessions
+/// and the markets' last event numbers. Right as long as every change to those rows since
+/// went through the copies, so the writer forgets them whenever another write may have
+/// changed them (a write that is not a trade, another connection's commit, a rollback).
+/// `flush` adds what it wrote.
+#[derive(Default)]
+pub struct Carried {
+    markets: HashMap<String, Market>,
+    balances: HashMap<String, u128>,
+    sessions: HashMap<String, KeptSession>,
+    seqs: HashMap<String, i64>,
+}
+
+/// The most rows of each kind carried between batches (a market is some 2 KiB, the rest a
+/// few hundred bytes): past it, new ones are not carried.
+const CARRIED_ROWS: usize = 4096;
+
+fn carry<V>(into: &mut HashMap<String, V>, key: String, value: V) {
+    if into.len() < CARRIED_ROWS || into.contains_key(&key) {
+        into.insert(key, value);
+    }
+}
 
 struct KeptBalance {
     account_id: String,
@@ -109,32 +128,30 @@ pub struct KeptMarket {
 }
 
 impl HotRows {
-    /// Copies for a batch that starts from the markets earlier batches committed.
-    pub fn carrying(carried: HashMap<String, Market>) -> HotRows {
+    /// Copies for a batch that starts from what earlier batches committed.
+    pub fn carrying(carried: Carried) -> HotRows {
         HotRows { carried, ..HotRows::default() }
     }
 
     /// A carried market, taken out to be kept for this batch.
     pub fn take_carried(&mut self, market_id: &str) -> Option<Market> {
-        self.carried.remove(market_id)
+        self.carried.markets.remove(market_id)
     }
 
-    /// Forgets the carried markets: a write without copies may have changed any of them.
+    /// Forgets the carried copies: a write without copies may have changed any of them.
     pub fn forget_carried(&mut self) {
-        self.carried.clear();
+        self.carried = Carried::default();
     }
 
-    /// The markets to carry to the next batch, once this one has committed.
-    pub fn into_carried(self) -> HashMap<String, Market> {
+    /// The copies to carry to the next batch, once this one has committed.
+    pub fn into_carried(self) -> Carried {
         self.carried
     }
 
     /// Carries markets as `flush` stored them.
-    fn carry(&mut self, markets: impl IntoIterator<Item = Market>) {
+    fn carry_markets(&mut self, markets: impl IntoIterator<Item = Market>) {
         for m in markets {
-            if self.carried.len() < CARRIED_MARKETS || self.carried.contains_key(m.id.as_str()) {
-                self.carried.insert(m.id.as_str().to_string(), m);
-            }
+            carry(&mut self.carried.markets, m.id.as_str().to_string(), m);
         }
     }
 
@@ -142,13 +159,22 @@ impl HotRows {
     /// position, leaving none (and no session or sequence number: a write without copies
     /// reads them from the store).
     pub fn take(&mut self) -> (Vec<KeptMarket>, Vec<(String, u128)>, Vec<Position>) {
-        self.seqs.clear();
-        self.sessions.clear();
+        for (market_id, seq) in std::mem::take(&mut self.seqs) {
+            carry(&mut self.carried.seqs, market_id, seq);
+        }
+        for (session_id, session) in std::mem::take(&mut self.sessions) {
+            carry(&mut self.carried.sessions, session_id, session);
+        }
         let (changed, unchanged): (Vec<HotMarket>, Vec<HotMarket>) = std::mem::take(&mut self.markets).into_iter().partition(|m| m.trades > 0);
-        self.carry(unchanged.into_iter().map(|m| m.record));
+        self.carry_markets(unchanged.into_iter().map(|m| m.record));
         let markets = changed.into_iter().map(|m| KeptMarket { record: m.record, trades: m.trades, candles: m.candles }).collect();
-        let balances =
-            std::mem::take(&mut self.balances).into_iter().filter(|b| b.changed).map(|b| (b.account_id, b.balance)).collect();
+        let mut balances = Vec::new();
+        for b in std::mem::take(&mut self.balances) {
+            carry(&mut self.carried.balances, b.account_id.clone(), b.balance);
+            if b.changed {
+                balances.push((b.account_id, b.balance));
+            }
+        }
         let positions =
             std::mem::take(&mut self.positions).into_iter().filter(|p| p.changed).filter_map(|p| p.position).collect();
         (markets, balances, positions)
@@ -168,7 +194,7 @@ impl HotRows {
     }
 
     pub fn session(&self, session_id: &str) -> Option<&KeptSession> {
-        self.sessions.iter().find(|(id, _)| id == session_id).map(|(_, kept)| kept)
+        self.sessions.iter().find(|(id, _)| id == session_id).map(|(_, kept)| kept).or_else(|| self.carried.sessions.get(session_id))
     }
 
     /// Keeps what a wallet holds of an outcome, as just read from the store.
@@ -205,7 +231,7 @@ impl HotRows {
     }
 
     pub fn seq(&self, market_id: &str) -> Option<i64> {
-        self.seqs.iter().find(|(id, _)| id == market_id).map(|(_, seq)| *seq)
+        self.seqs.iter().find(|(id, _)| id == market_id).map(|(_, seq)| *seq).or_else(|| self.carried.seqs.get(market_id).copied())
     }
 
     /// Numbering is part of the events' write: a trade that fails before it has none.
@@ -217,7 +243,7 @@ impl HotRows {
     }
 
     pub fn balance(&self, account_id: &str) -> Option<u128> {
-        self.balances.iter().find(|b| b.account_id == account_id).map(|b| b.balance)
+        self.balances.iter().find(|b| b.account_id == account_id).map(|b| b.balance).or_else(|| self.carried.balances.get(account_id).copied())
     }
 
     pub fn set_balance(&mut self, account_id: &str, balance: u128) {
@@ -294,7 +320,7 @@ pub fn flush(c: &mut dyn Conn) -> Result<()> {
     }
     if let Some(hot) = c.hot() {
         // As stored: `write_totals` bumped each revision.
-        hot.carry(markets.into_iter().map(|m| Market { revision: m.record.revision + 1, ..m.record }));
+        hot.carry_markets(markets.into_iter().map(|m| Market { revision: m.record.revision + 1, ..m.record }));
     }
     Ok(())
 }

@@ -12,7 +12,6 @@
 //! previous one. A committed batch is visible to readers from its COMMIT, up to one flush
 //! before it is durable.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
@@ -21,7 +20,7 @@ use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OpenFlags, ToSql};
 use tokio::sync::oneshot;
 
-use super::hot::HotRows;
+use super::hot::{Carried, HotRows};
 use super::sql::{Conn, Dialect, Param, Row, Value};
 use super::settings::Undo;
 use crate::error::{Error, Result};
@@ -319,7 +318,7 @@ fn run_writer(conn: Connection, queue: mpsc::Receiver<Job>, flusher: Flusher, ch
     let page_size: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap_or(4096);
     // Markets as the last commits left them (`HotRows::carrying`), and the data version they
     // were read at: another connection's commit (a CLI command, say) changes it.
-    let mut carried = HashMap::new();
+    let mut carried = Carried::default();
     let mut carried_version = None;
     while let Ok(first) = queue.recv() {
         let started = std::time::Instant::now();
@@ -336,7 +335,7 @@ fn run_writer(conn: Connection, queue: mpsc::Receiver<Job>, flusher: Flusher, ch
         // Read once the write lock is held: no other connection can commit after it.
         let version = data_version(&conn);
         if version.is_none() || version != carried_version {
-            carried.clear();
+            carried = Carried::default();
         }
         carried_version = version;
         let mut sql_conn = SqliteConn { conn: &conn, hot: Some(HotRows::carrying(std::mem::take(&mut carried))) };

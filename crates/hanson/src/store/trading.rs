@@ -245,7 +245,11 @@ pub fn live_session(c: &mut dyn Conn, trader: &Trader) -> Result<String> {
         None => {
             let ids = [trader.session_id.as_str()];
             let (sql, params) = sessions_read(&ids);
-            sessions_from(&c.query(&sql, &params)?)?.pop()
+            let read = sessions_from(&c.query(&sql, &params)?)?.pop();
+            if let (Some(hot), Some(read)) = (c.hot(), &read) {
+                hot.keep_session(read.clone());
+            }
+            read
         }
     };
     match kept {

@@ -911,14 +911,19 @@ fn change_elsewhere(app: &TestApp, sql: &str) {
     }
 }
 
-/// A writer that carries markets from one commit to the next (SQLite's) still sees every
-/// change made to them between its commits: by a write that is not a trade, and by another
-/// connection to the database.
+/// A writer that carries markets and balances from one commit to the next (SQLite's) still
+/// sees every change made to them between its commits: by a write that is not a trade, and
+/// by another connection to the database.
 #[tokio::test]
-async fn a_trade_sees_its_market_as_changed_since_the_last_trade() {
-    let a = Arena::new(1, 100 * ONE_TOKEN).await;
+async fn a_trade_sees_its_market_and_balance_as_changed_since_the_last_trade() {
+    let a = Arena::new(1, 3 * ONE_TOKEN).await;
     let t = &a.traders[0];
     assert_eq!(a.bet(t, 0, ONE_TOKEN).await.status, StatusCode::OK);
+    // A deposit after the first trade pays for a bet the balance left by it could not.
+    a.f.app.fund_wallet(&a.f.provider, &a.f.token_id, &t.wallet.address, 5 * ONE_TOKEN).await;
+    let r = a.bet(t, 1, 4 * ONE_TOKEN).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.body["balance_after"], (3 * ONE_TOKEN).to_string());
     // A third outcome, added through the API: the next trade can bet on it.
     let r = a.f.app.post(&format!("/v1/providers/markets/{}/outcomes", a.market_id()), Some(&a.f.provider.key), json!({ "title": "Draw", "outcome_index": 2 })).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
