@@ -156,8 +156,8 @@ impl HotRows {
     }
 
     /// Takes every kept market that trades changed, every changed balance and every changed
-    /// position, leaving none (and no session or sequence number: a write without copies
-    /// reads them from the store).
+    /// position, leaving none: what `flush` writes. The markets, balances, sessions and
+    /// sequence numbers go on as carried copies (a write without copies forgets them).
     pub fn take(&mut self) -> (Vec<KeptMarket>, Vec<(String, u128)>, Vec<Position>) {
         for (market_id, seq) in std::mem::take(&mut self.seqs) {
             carry(&mut self.carried.seqs, market_id, seq);

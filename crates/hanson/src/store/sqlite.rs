@@ -316,7 +316,7 @@ fn run_writer(conn: Connection, queue: mpsc::Receiver<Job>, flusher: Flusher, ch
     let mut checkpoints = WalCheckpoints::new(checkpointer);
     let metrics = crate::metrics::metrics();
     let page_size: i64 = conn.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap_or(4096);
-    // Markets as the last commits left them (`HotRows::carrying`), and the data version they
+    // Copies as the last commits left them (`HotRows::carrying`), and the data version they
     // were read at: another connection's commit (a CLI command, say) changes it.
     let mut carried = Carried::default();
     let mut carried_version = None;
