@@ -40,8 +40,9 @@ pub struct HotRows {
     seqs: Vec<(String, i64)>,
     /// The batch's events, written together by `flush`; with the node that recorded them.
     events: Option<(String, Vec<Written>)>,
-    /// Copies as earlier batches of this writer committed them, read before the store.
-    carried: Carried,
+    /// Copies as earlier batches of this writer committed them, read before the store;
+    /// None where batches carry nothing (PostgreSQL's: other nodes change rows between them).
+    carried: Option<Carried>,
 }
 
 /// Copies of rows as a writer's earlier batches committed them: markets, balances, sessions
@@ -130,28 +131,31 @@ pub struct KeptMarket {
 impl HotRows {
     /// Copies for a batch that starts from what earlier batches committed.
     pub fn carrying(carried: Carried) -> HotRows {
-        HotRows { carried, ..HotRows::default() }
+        HotRows { carried: Some(carried), ..HotRows::default() }
     }
 
     /// A carried market, taken out to be kept for this batch.
     pub fn take_carried(&mut self, market_id: &str) -> Option<Market> {
-        self.carried.markets.remove(market_id)
+        self.carried.as_mut()?.markets.remove(market_id)
     }
 
     /// Forgets the carried copies: a write without copies may have changed any of them.
     pub fn forget_carried(&mut self) {
-        self.carried = Carried::default();
+        if let Some(carried) = &mut self.carried {
+            *carried = Carried::default();
+        }
     }
 
     /// The copies to carry to the next batch, once this one has committed.
     pub fn into_carried(self) -> Carried {
-        self.carried
+        self.carried.unwrap_or_default()
     }
 
     /// Carries markets as `flush` stored them.
     fn carry_markets(&mut self, markets: impl IntoIterator<Item = Market>) {
+        let Some(carried) = &mut self.carried else { return };
         for m in markets {
-            carry(&mut self.carried.markets, m.id.as_str().to_string(), m);
+            carry(&mut carried.markets, m.id.as_str().to_string(), m);
         }
     }
 
@@ -159,18 +163,20 @@ impl HotRows {
     /// position, leaving none: what `flush` writes. The markets, balances, sessions and
     /// sequence numbers go on as carried copies (a write without copies forgets them).
     pub fn take(&mut self) -> (Vec<KeptMarket>, Vec<(String, u128)>, Vec<Position>) {
-        for (market_id, seq) in std::mem::take(&mut self.seqs) {
-            carry(&mut self.carried.seqs, market_id, seq);
-        }
-        for (session_id, session) in std::mem::take(&mut self.sessions) {
-            carry(&mut self.carried.sessions, session_id, session);
+        let seqs = std::mem::take(&mut self.seqs);
+        let sessions = std::mem::take(&mut self.sessions);
+        if let Some(carried) = &mut self.carried {
+            seqs.into_iter().for_each(|(market_id, seq)| carry(&mut carried.seqs, market_id, seq));
+            sessions.into_iter().for_each(|(session_id, session)| carry(&mut carried.sessions, session_id, session));
         }
         let (changed, unchanged): (Vec<HotMarket>, Vec<HotMarket>) = std::mem::take(&mut self.markets).into_iter().partition(|m| m.trades > 0);
         self.carry_markets(unchanged.into_iter().map(|m| m.record));
         let markets = changed.into_iter().map(|m| KeptMarket { record: m.record, trades: m.trades, candles: m.candles }).collect();
         let mut balances = Vec::new();
         for b in std::mem::take(&mut self.balances) {
-            carry(&mut self.carried.balances, b.account_id.clone(), b.balance);
+            if let Some(carried) = &mut self.carried {
+                carry(&mut carried.balances, b.account_id.clone(), b.balance);
+            }
             if b.changed {
                 balances.push((b.account_id, b.balance));
             }
@@ -194,7 +200,7 @@ impl HotRows {
     }
 
     pub fn session(&self, session_id: &str) -> Option<&KeptSession> {
-        self.sessions.iter().find(|(id, _)| id == session_id).map(|(_, kept)| kept).or_else(|| self.carried.sessions.get(session_id))
+        self.sessions.iter().find(|(id, _)| id == session_id).map(|(_, kept)| kept).or_else(|| self.carried.as_ref()?.sessions.get(session_id))
     }
 
     /// Keeps what a wallet holds of an outcome, as just read from the store.
@@ -231,7 +237,7 @@ impl HotRows {
     }
 
     pub fn seq(&self, market_id: &str) -> Option<i64> {
-        self.seqs.iter().find(|(id, _)| id == market_id).map(|(_, seq)| *seq).or_else(|| self.carried.seqs.get(market_id).copied())
+        self.seqs.iter().find(|(id, _)| id == market_id).map(|(_, seq)| *seq).or_else(|| self.carried.as_ref()?.seqs.get(market_id).copied())
     }
 
     /// Numbering is part of the events' write: a trade that fails before it has none.
@@ -243,7 +249,7 @@ impl HotRows {
     }
 
     pub fn balance(&self, account_id: &str) -> Option<u128> {
-        self.balances.iter().find(|b| b.account_id == account_id).map(|b| b.balance).or_else(|| self.carried.balances.get(account_id).copied())
+        self.balances.iter().find(|b| b.account_id == account_id).map(|b| b.balance).or_else(|| self.carried.as_ref()?.balances.get(account_id).copied())
     }
 
     pub fn set_balance(&mut self, account_id: &str, balance: u128) {
