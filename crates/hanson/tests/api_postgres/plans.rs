@@ -235,6 +235,10 @@ async fn price_history_plans_made_without_values_read_no_history_table_whole() {
     assert_eq!(outcome_lookups, 1, "outcome lookups among {statements:#?}");
     // The raw pages past their first hundred points seek through the candles' point counts.
     assert!(statements.iter().any(|(sql, _)| sql.contains("SUM(points) OVER")), "no raw seek among {statements:#?}");
+    // Hourly pages before the last hour come from the kept candles after a check alone, and
+    // raw pages count the minutes of settled hours from the minute candles they kept.
+    assert!(statements.iter().any(|(sql, _)| sql.starts_with("SELECT (SELECT start") && sql.ends_with("AS last_outcome")), "no check-only page among {statements:#?}");
+    assert!(statements.iter().any(|(sql, _)| sql.contains("minutes.*")), "no minutes of settled hours read among {statements:#?}");
 
     let whole_reads = store
         .read(move |c| {
