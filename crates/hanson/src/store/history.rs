@@ -420,7 +420,10 @@ fn partial_buckets(c: &mut dyn Conn, scope: &Scope, ranges: [Option<(Micros, Mic
 /// reads only its rows. A market's candles are only ever added after its last one in that
 /// order, as its points arrive in time order and each trade writes one for every outcome
 /// (`trading::record_trade`): kept keys are right as long as they end at the market's last
-/// candle, which each page read by them checks in its statement.
+/// candle, which each page read by them checks in its statement. The candles of the hours
+/// before the last can no longer change: their price and volume are kept with their keys,
+/// and a page of those alone reads nothing else. So are the minute candles of such hours
+/// that raw pages needed.
 ///
 /// It also keeps each outcome's market, which never changes: an outcome's pages (two in five
 /// of the bench's mix) looked it up in a round trip of its own.
