@@ -952,8 +952,12 @@ struct Kept<'k> {
 
 impl Kept<'_> {
     fn minutes_of(&self, hour: Micros) -> Option<&HourMinutes> {
-        self.settled.iter().find(|(h, _)| *h == hour).map(|(_, m)| &**m)
+        minutes_of(self.settled, hour)
     }
+}
+
+fn minutes_of(settled: &[(Micros, Arc<HourMinutes>)], hour: Micros) -> Option<&HourMinutes> {
+    settled.iter().find(|(h, _)| *h == hour).map(|(_, m)| &**m)
 }
 
 /// Offsets below this are walked point by point: a seek costs a statement of its own.
@@ -1046,11 +1050,10 @@ fn raw(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery, keys: Option<&CandleKeys
         Some(keys) if !hours.is_empty() => keys.settled_hours(c, &scope.market_id, &hours)?,
         _ => Vec::new(),
     };
-    let minutes_of = |hour: Micros| settled.iter().find(|(h, _)| *h == hour).map(|(_, m)| &**m);
     let (from, to, offset) = match seek {
         None => (q.from, q.to, offset),
         Some(seek) => {
-            let minute = minutes_of(seek.start).filter(|_| seek.is_settled()).and_then(|m| m.minute_of(scope, q.direction == Direction::Desc, offset - seek.before));
+            let minute = minutes_of(&settled, seek.start).filter(|_| seek.is_settled()).and_then(|m| m.minute_of(scope, q.direction == Direction::Desc, offset - seek.before));
             let (start, before, width) = match minute {
                 Some((minute, within)) => (minute, seek.before + within, MINUTE),
                 None => (seek.start, seek.before, HOUR),
