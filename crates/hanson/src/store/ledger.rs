@@ -2,7 +2,7 @@
 //! (or the outside world), applied to both balances in the same transaction.
 
 use crate::domain::event::Event;
-use super::sql::{id_list, value_rows, Conn, Param};
+use super::sql::{id_list, value_rows, Conn, Param, Row};
 use crate::error::{Error, Result};
 
 pub fn wallet_account(wallet_id: &str, token_id: &str) -> String {
@@ -74,13 +74,22 @@ pub fn stored_balances(c: &mut dyn Conn, ids: &[&str]) -> Result<Vec<(String, u1
     if ids.is_empty() {
         return Ok(Vec::new());
     }
+    let (sql, params) = stored_balances_read(c, ids);
+    balances_from(&c.query(&sql, &params)?)
+}
+
+/// The statement of [`stored_balances`] (`ids` not empty), for a batch of reads.
+pub fn stored_balances_read<'a>(c: &dyn Conn, ids: &'a [&'a str]) -> (String, Vec<Param<'a>>) {
     let (list, params) = id_list(ids);
     // Locked in id order, so two transactions that lock overlapping accounts cannot each hold
     // one the other waits for (PostgreSQL locks rows as the sorted rows leave the sort).
     let lock = c.lock_clause();
     let order = if lock.is_empty() { "" } else { " ORDER BY id" };
-    let sql = format!("SELECT id, balance FROM accounts WHERE id IN ({list}){order}{lock}");
-    c.query(&sql, &params)?.iter().map(|row| Ok((row.text(0)?, row.money(1)?))).collect()
+    (format!("SELECT id, balance FROM accounts WHERE id IN ({list}){order}{lock}"), params)
+}
+
+pub fn balances_from(rows: &[Row]) -> Result<Vec<(String, u128)>> {
+    rows.iter().map(|row| Ok((row.text(0)?, row.money(1)?))).collect()
 }
 
 fn create_account(c: &mut dyn Conn, account: &Account<'_>, token_id: &str, balance: u128) -> Result<()> {

@@ -373,10 +373,11 @@ impl Pool {
     }
 
     /// A client inside a fresh transaction. An idle client whose connection died (server
-    /// restart, idle timeout) is dropped and the next one tried; the op has not run yet. A
-    /// read's BEGIN is sent with its first statement instead, on a new connection or one
-    /// given back within `TRUSTED_IDLE` (one round trip of the two or three a read makes).
-    fn begin(&self, begin: &str, read: bool) -> Result<PooledClient> {
+    /// restart, idle timeout) is dropped and the next one tried; the op has not run yet. With
+    /// `with_next` (a read's, a trade batch's), BEGIN is sent with the first statement instead,
+    /// on a new connection or one given back within `TRUSTED_IDLE` (one round trip of the two
+    /// or three a read makes).
+    fn begin(&self, begin: &'static str, with_next: bool) -> Result<PooledClient> {
         loop {
             let idle = self.idle.lock().map_err(Error::internal)?.pop();
             let fresh = idle.is_none();
@@ -384,8 +385,8 @@ impl Pool {
                 Some(pc) => pc,
                 None => self.connect()?,
             };
-            if read && (fresh || pc.idle_since.elapsed() < TRUSTED_IDLE) {
-                pc.client.begin_read_with_next(BEGIN_READ);
+            if with_next && (fresh || pc.idle_since.elapsed() < TRUSTED_IDLE) {
+                pc.client.begin_with_next(begin);
                 return Ok(pc);
             }
             match pc.client.batch_execute(begin) {

@@ -3,6 +3,8 @@
 //! position, the outcome totals, the price points and the ledger transfers together, and
 //! emit the events the change causes.
 
+use std::collections::HashMap;
+
 use super::events;
 use super::history;
 use super::hot::{KeptSession, TradeTotals};
@@ -307,44 +309,57 @@ fn distinct<'k>(keys: &'k [TradeKeys], field: impl Fn(&'k TradeKeys) -> &'k Stri
 /// trades move. A trade then finds them there, as it finds what earlier trades of its batch
 /// left. Nothing is read for keys that name nothing; their trades fail as they would alone.
 ///
-/// Two round trips: everything named by the keys, then the balances, whose accounts are
-/// known only from the markets (their creators and tokens).
-pub fn preload(c: &mut dyn Conn, keys: &[TradeKeys]) -> Result<()> {
-    if c.hot().is_none() || keys.is_empty() {
-        return Ok(());
-    }
+/// One round trip, `lead` first (its rows are returned), when `owners` knows every market's
+/// creator and token, which name the accounts besides the traders'; else the balances
+/// follow in a second.
+pub fn preload(c: &mut dyn Conn, keys: &[TradeKeys], lead: Option<&str>, owners: &mut MarketOwners) -> Result<Vec<Row>> {
     let market_ids = distinct(keys, |k| &k.market_id);
     let pools: Vec<String> = market_ids.iter().map(|id| ledger::pool_account(id)).collect();
     let session_ids = distinct(keys, |k| &k.session_id);
     let mut pairs: Vec<(&str, &str)> = keys.iter().map(|k| (k.wallet_id.as_str(), k.outcome_id.as_str())).collect();
     pairs.sort_unstable();
     pairs.dedup();
-    let mut reads = markets::markets_by_id_reads(c, &market_ids, &pools, true);
-    let market_reads = reads.len();
-    // Read under the markets' locks, like `events::current_seq`.
-    reads.extend([events::current_seqs_read(&market_ids), sessions_read(&session_ids), positions::positions_of_read(c, &pairs)]);
-    let mut rows = c.query_all(&reads)?;
+    let known = market_ids.iter().map(|id| owners.known.get(*id).map(|(creator, token)| (*id, creator.as_str(), token.as_str()))).collect::<Option<Vec<_>>>();
+    let early_accounts = known.map(|known| trade_accounts(keys, known.into_iter()));
+    let early_ids: Vec<&str> = early_accounts.iter().flatten().map(String::as_str).collect();
+
+    let mut reads: Vec<(String, Vec<Param>)> = lead.map(|sql| (sql.to_string(), Vec::new())).into_iter().collect();
+    let lead_reads = reads.len();
+    if !keys.is_empty() {
+        reads.extend(markets::markets_by_id_reads(c, &market_ids, &pools, true));
+        // Read under the markets' locks, like `events::current_seq`.
+        reads.extend([events::current_seqs_read(&market_ids), sessions_read(&session_ids), positions::positions_of_read(c, &pairs)]);
+        if !early_ids.is_empty() {
+            reads.push(ledger::stored_balances_read(c, &early_ids));
+        }
+    }
+    let read_count = reads.len();
+    let mut rest = c.query_all(&reads)?;
+    if rest.len() != read_count {
+        return Err(Error::internal("the batch's reads"));
+    }
+    let lead_rows = if lead_reads == 0 { Vec::new() } else { rest.remove(0) };
+    if keys.is_empty() {
+        return Ok(lead_rows);
+    }
+    let early_balances = if early_ids.is_empty() { None } else { rest.pop() };
     let [seq_rows, session_rows, position_rows] =
-        <[Vec<Row>; 3]>::try_from(rows.split_off(market_reads)).map_err(|_| Error::internal("the batch's reads"))?;
-    let found_markets = markets::markets_from(rows)?;
+        <[Vec<Row>; 3]>::try_from(rest.split_off(rest.len() - 3)).map_err(|_| Error::internal("the batch's reads"))?;
+    let found_markets = markets::markets_from(rest)?;
     let seqs = events::seqs_from(&seq_rows)?;
     let found = sessions_from(&session_rows)?;
     let held = position_rows.iter().map(Position::from_row).collect::<Result<Vec<_>>>()?;
+    owners.learn(&found_markets);
 
-    let mut accounts: Vec<String> = Vec::new();
-    for m in &found_markets {
-        accounts.push(ledger::pool_account(&m.id));
-        accounts.push(ledger::wallet_account(&m.creator_wallet_id, &m.token.id));
-        accounts.push(ledger::platform_account(&m.token.id));
-        for k in keys.iter().filter(|k| k.market_id == m.id) {
-            accounts.push(ledger::wallet_account(&k.wallet_id, &m.token.id));
+    let balances = match early_balances {
+        Some(rows) => ledger::balances_from(&rows)?,
+        None => {
+            let accounts = trade_accounts(keys, found_markets.iter().map(|m| (m.id.as_str(), &*m.creator_wallet_id, &*m.token.id)));
+            let account_ids: Vec<&str> = accounts.iter().map(String::as_str).collect();
+            ledger::stored_balances(c, &account_ids)?
         }
-    }
-    accounts.sort_unstable();
-    accounts.dedup();
-    let account_ids: Vec<&str> = accounts.iter().map(String::as_str).collect();
-    let balances = ledger::stored_balances(c, &account_ids)?;
-    let Some(hot) = c.hot() else { return Ok(()) };
+    };
+    let Some(hot) = c.hot() else { return Ok(lead_rows) };
     found_markets.into_iter().for_each(|m| hot.keep(m));
     found.into_iter().for_each(|s| hot.keep_session(s));
     for k in keys {
@@ -355,7 +370,47 @@ pub fn preload(c: &mut dyn Conn, keys: &[TradeKeys]) -> Result<()> {
     for (market_id, seq) in seqs {
         hot.set_seq(&market_id, seq);
     }
-    Ok(())
+    Ok(lead_rows)
+}
+
+/// The accounts the trades of `keys` move on `markets` (id, creator wallet, token), sorted.
+fn trade_accounts<'m>(keys: &[TradeKeys], markets: impl Iterator<Item = (&'m str, &'m str, &'m str)>) -> Vec<String> {
+    let mut accounts: Vec<String> = Vec::new();
+    for (market_id, creator, token) in markets {
+        accounts.push(ledger::pool_account(market_id));
+        accounts.push(ledger::wallet_account(creator, token));
+        accounts.push(ledger::platform_account(token));
+        for k in keys.iter().filter(|k| k.market_id == market_id) {
+            accounts.push(ledger::wallet_account(&k.wallet_id, token));
+        }
+    }
+    accounts.sort_unstable();
+    accounts.dedup();
+    accounts
+}
+
+/// Markets' creators and tokens, which never change once a market exists, as a batch thread
+/// has read them: they name the accounts a trade moves before its market is read.
+#[derive(Debug, Default)]
+pub struct MarketOwners {
+    known: HashMap<String, (String, String)>,
+}
+
+impl MarketOwners {
+    /// Most markets kept; past it the map starts over (each entry about 200 bytes).
+    const MAX: usize = 1 << 16;
+
+    fn learn(&mut self, markets: &[Market]) {
+        for m in markets {
+            if !self.known.contains_key(m.id.as_str()) {
+                if self.known.len() >= Self::MAX {
+                    self.known.clear();
+                }
+                let (creator, token): (&str, &str) = (&m.creator_wallet_id, &m.token.id);
+                self.known.insert(m.id.to_string(), (creator.to_owned(), token.to_owned()));
+            }
+        }
+    }
 }
 
 /// `address` is the wallet's, as [`live_session`] returned it in this transaction.

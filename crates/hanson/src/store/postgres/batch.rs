@@ -9,9 +9,10 @@
 //! the order its trades come, and two batches running at once could each hold a row the
 //! other waits for. Writes that are not trades run beside the batches as before.
 //!
-//! The batch reads the rows its trades start from (markets, sessions, positions, balances)
-//! with a statement per kind in two round trips (`trading::preload`, `Conn::query_all`), and
-//! sends the rows its trades write and the COMMIT in one (`Conn::exec_later`).
+//! The batch sends its BEGIN, the batch lock and the reads of the rows its trades start from
+//! (markets, sessions, positions, balances; a statement per kind) in one round trip
+//! (`trading::preload`, `Conn::query_all`), and the rows its trades write and the COMMIT in
+//! one more (`Conn::exec_later`).
 //!
 //! A trade that fails before its first write (a rule, a balance) fails alone and the batch
 //! goes on. One that fails after writing, or a batch whose writes or COMMIT the server
@@ -19,13 +20,13 @@
 //! alone, in a transaction of its own, so only the failing one fails. A trade is answered
 //! only after its commit.
 
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, LazyLock};
 
 use tokio::sync::oneshot;
 
 use super::{pg_error, InUse, PgConn, Pool, BEGIN_WRITE, PLAN_ONCE};
 use crate::store::hot::{self, HotRows};
-use crate::store::trading::{self, TradeKeys};
+use crate::store::trading::{self, MarketOwners, TradeKeys};
 use crate::store::sql::Conn;
 use crate::error::{Error, Result};
 
@@ -34,6 +35,19 @@ use crate::error::{Error, Result};
 const MAX_BATCH: usize = 64;
 /// Key of the advisory lock every trade batch holds until it ends ("hanson" + 1).
 const TRADE_BATCH_LOCK: i64 = 0x6861_6e73_6f6e_01;
+/// A batch's BEGIN, sent with its reads. Generic plans: the batch's reads list as many ids
+/// as it has trades, a statement text per count, each of which PostgreSQL would otherwise
+/// plan afresh for its first five runs (interleaved pairs: 7 of 9 won over hot_market,
+/// many_markets and two nodes; README "Performance").
+static BATCH_BEGIN: LazyLock<String> = LazyLock::new(|| format!("{BEGIN_WRITE}; {PLAN_ONCE}"));
+/// Takes the batch lock, first of the batch's reads; its row is how long it waited, in us.
+static TAKE_BATCH_LOCK: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT (extract(epoch FROM clock_timestamp() - statement_timestamp()) * 1000000)::int8 FROM (SELECT pg_advisory_xact_lock({TRADE_BATCH_LOCK})) AS locked"
+    )
+});
+/// A wait for the batch lock longer than this (us) was for another node's batch.
+const OTHER_BATCH_US: i64 = 200;
 
 /// A trade waiting for its batch.
 pub(super) trait Member: Send {
@@ -117,8 +131,9 @@ pub(super) fn start(pool: Arc<Pool>) -> Result<mpsc::Sender<Box<dyn Member>>> {
     std::thread::Builder::new()
         .name("pg-trade-batches".into())
         .spawn(move || {
+            let mut owners = MarketOwners::default();
             while let Ok(first) = waiting.recv() {
-                pool.run_batch(first, &waiting);
+                pool.run_batch(first, &waiting, &mut owners);
             }
         })
         .map_err(Error::internal)?;
@@ -127,27 +142,35 @@ pub(super) fn start(pool: Arc<Pool>) -> Result<mpsc::Sender<Box<dyn Member>>> {
 
 impl Pool {
     /// Runs `first` and the trades waiting behind it, up to `MAX_BATCH`.
-    fn run_batch(&self, first: Box<dyn Member>, waiting: &mpsc::Receiver<Box<dyn Member>>) {
+    fn run_batch(&self, first: Box<dyn Member>, waiting: &mpsc::Receiver<Box<dyn Member>>, owners: &mut MarketOwners) {
         let _in_use = InUse::start();
         let started = std::time::Instant::now();
         let mut members = vec![first];
-        // BEGIN and the batch lock in one round trip. Generic plans: the batch's reads list
-        // as many ids as it has trades, a statement text per count, each of which PostgreSQL
-        // would otherwise plan afresh for its first five runs (interleaved pairs: 7 of 9 won
-        // over hot_market, many_markets and two nodes; README "Performance").
-        let mut pc = match self.begin(&format!("{BEGIN_WRITE}; {PLAN_ONCE}; SELECT pg_advisory_xact_lock({TRADE_BATCH_LOCK})"), false) {
+        members.extend(waiting.try_iter().take(MAX_BATCH - 1));
+        let mut pc = match self.begin(&BATCH_BEGIN, true) {
             Ok(pc) => pc,
             Err(e) => {
                 members.into_iter().for_each(|m| m.answer(Err(&e)));
                 return;
             }
         };
-        // Taken once the lock is held: trades that arrived while another node's batch ran
-        // join this one (two nodes took turns with half-sized batches before).
-        members.extend(waiting.try_iter().take(MAX_BATCH - 1));
         let mut conn = PgConn::new(&mut pc, Some(HotRows::default()));
         let keys: Vec<TradeKeys> = members.iter().map(|m| m.keys().clone()).collect();
-        let ran = trading::preload(&mut conn, &keys).is_ok()
+        // BEGIN, the batch lock and the reads in one round trip.
+        let mut ran = match trading::preload(&mut conn, &keys, Some(&TAKE_BATCH_LOCK), owners) {
+            Ok(lock) => {
+                // Trades that arrived while another node's batch held the lock join this
+                // one (without them, two nodes took turns with half-sized batches).
+                let waited_us = lock.first().map_or(Ok(0), |row| row.int(0)).unwrap_or(0);
+                let late: Vec<_> =
+                    if waited_us > OTHER_BATCH_US { waiting.try_iter().take(MAX_BATCH - members.len()).collect() } else { Vec::new() };
+                let late_keys: Vec<TradeKeys> = late.iter().map(|m| m.keys().clone()).collect();
+                members.extend(late);
+                late_keys.is_empty() || trading::preload(&mut conn, &late_keys, None, owners).is_ok()
+            }
+            Err(_) => false,
+        };
+        ran = ran
             && members.iter_mut().all(|m| m.run(&mut conn))
             && hot::flush(&mut conn).is_ok()
             && conn.failure.is_none();

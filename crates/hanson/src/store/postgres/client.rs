@@ -32,9 +32,10 @@ impl Client {
     }
 
     /// Sends `sql` (simple protocol) in the same round trip as the next request, whose call
-    /// returns its error first. Only for a read's BEGIN: should it fail, what follows runs
-    /// outside a transaction, which a read-only statement may.
-    pub(super) fn begin_read_with_next(&mut self, sql: &'static str) {
+    /// returns its error first. Only for a BEGIN whose next request only reads (a read's, a
+    /// trade batch's): should it fail, that runs outside a transaction, and the caller then
+    /// ends with the error before writing anything.
+    pub(super) fn begin_with_next(&mut self, sql: &'static str) {
         self.ahead = Some(sql);
     }
 
@@ -129,7 +130,7 @@ impl Client {
     }
 }
 
-/// Runs `request`, with the statement [`Client::begin_read_with_next`] kept, if any, sent
+/// Runs `request`, with the statement [`Client::begin_with_next`] kept, if any, sent
 /// ahead of it in the same round trip; its error comes first.
 fn run<T>(runtime: &Runtime, inner: &tokio_postgres::Client, ahead: Option<&str>, request: impl Future<Output = Result<T, Error>>) -> Result<T, Error> {
     match ahead {
