@@ -94,3 +94,69 @@ async fn a_trade_that_fails_in_a_batch_fails_alone() {
     assert_eq!(stored, expected);
     assert!(batches_run_again() > before, "no batch was rolled back and run again trade by trade");
 }
+
+/// Key of the trade batches' advisory lock (`store::postgres::batch`).
+const TRADE_BATCH_LOCK: i64 = 0x6861_6e73_6f6e_01;
+
+async fn submit_wave(store: &Store, wave: &str, count: usize) -> Vec<tokio::task::JoinHandle<Result<(), Error>>> {
+    (0..count)
+        .map(|i| {
+            let store = store.clone();
+            let name = format!("{wave}{i}");
+            tokio::spawn(async move {
+                store
+                    .write_trade(keys(i), Undo::WholeBatch, move |c| {
+                        c.exec_later("INSERT INTO scratch (name, xid) VALUES ($1, pg_current_xact_id()::text)", &[Param::Text(&name)])
+                    })
+                    .await
+            })
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trades_arriving_while_another_nodes_batch_holds_the_lock_join_the_waiting_batch() {
+    let db = TestDatabase::create();
+    let store = Store::open(&db.url).expect("open the store");
+    store
+        .write(|c| c.exec("CREATE TABLE scratch (name TEXT PRIMARY KEY, xid TEXT NOT NULL)", &[]).map(|_| ()))
+        .await
+        .expect("create the scratch table");
+    // Another node's batch: the batch lock, held for a while.
+    let (locked, is_locked) = std::sync::mpsc::channel();
+    let url = db.url.clone();
+    let holder = std::thread::spawn(move || {
+        let mut other_node = postgres::Client::connect(&url, postgres::NoTls).expect("connect as another node");
+        let mut batch = other_node.transaction().expect("BEGIN");
+        batch.execute("SELECT pg_advisory_xact_lock($1)", &[&TRADE_BATCH_LOCK]).expect("take the batch lock");
+        locked.send(()).expect("say the lock is held");
+        std::thread::sleep(std::time::Duration::from_millis(600));
+        batch.commit().expect("COMMIT");
+    });
+    is_locked.recv().expect("the other node took the lock");
+    let mut waves = submit_wave(&store, "a", 20).await;
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    waves.extend(submit_wave(&store, "b", 20).await);
+    for write in waves {
+        write.await.expect("write task").expect("a trade that waited for the lock");
+    }
+    holder.join().expect("the other node's batch");
+    // Then with the lock free again: the next batches take it first, then their trades.
+    for write in submit_wave(&store, "c", 20).await.into_iter().chain(submit_wave(&store, "d", 5).await) {
+        write.await.expect("write task").expect("a trade after the wait");
+    }
+    let rows: Vec<(String, String)> = store
+        .read(|c| c.query("SELECT name, xid FROM scratch", &[])?.iter().map(|r| Ok((r.text(0)?, r.text(1)?))).collect())
+        .await
+        .expect("read the scratch table");
+    let names: BTreeSet<&str> = rows.iter().map(|(name, _)| name.as_str()).collect();
+    let expected: BTreeSet<String> =
+        ["a", "b", "c"].iter().flat_map(|w| (0..20).map(move |i| format!("{w}{i}"))).chain((0..5).map(|i| format!("d{i}"))).collect();
+    assert_eq!(names, expected.iter().map(String::as_str).collect(), "every trade committed once");
+    assert_eq!(rows.len(), 65);
+    // The trades that arrived while the batch waited for the lock, the first wave's and the
+    // second's, joined it: one transaction.
+    let waited: BTreeSet<&str> =
+        rows.iter().filter(|(name, _)| name.starts_with('a') || name.starts_with('b')).map(|(_, xid)| xid.as_str()).collect();
+    assert_eq!(waited.len(), 1, "the trades that waited for the lock ran in {} transactions", waited.len());
+}

@@ -27,7 +27,7 @@ use tokio::sync::oneshot;
 use super::{pg_error, InUse, PgConn, Pool, BEGIN_WRITE, PLAN_ONCE};
 use crate::store::hot::{self, HotRows};
 use crate::store::trading::{self, MarketOwners, TradeKeys};
-use crate::store::sql::Conn;
+use crate::store::sql::{Conn, Row};
 use crate::error::{Error, Result};
 
 /// Most trades one batch carries. Replies wait for the whole batch, so a batch stays small
@@ -131,22 +131,33 @@ pub(super) fn start(pool: Arc<Pool>) -> Result<mpsc::Sender<Box<dyn Member>>> {
     std::thread::Builder::new()
         .name("pg-trade-batches".into())
         .spawn(move || {
-            let mut owners = MarketOwners::default();
+            let mut batches = BatchThread { owners: MarketOwners::default(), contended: false };
             while let Ok(first) = waiting.recv() {
-                pool.run_batch(first, &waiting, &mut owners);
+                pool.run_batch(first, &waiting, &mut batches);
             }
         })
         .map_err(Error::internal)?;
     Ok(queue)
 }
 
+/// What the batch thread keeps from one batch to the next.
+struct BatchThread {
+    owners: MarketOwners,
+    /// The last batch waited for another node's to release the batch lock.
+    contended: bool,
+}
+
+/// How long the batch waited for its lock (`TAKE_BATCH_LOCK`'s row), in us.
+fn waited(lock: &[Row]) -> Result<i64> {
+    lock.first().map_or(Ok(0), |row| row.int(0))
+}
+
 impl Pool {
     /// Runs `first` and the trades waiting behind it, up to `MAX_BATCH`.
-    fn run_batch(&self, first: Box<dyn Member>, waiting: &mpsc::Receiver<Box<dyn Member>>, owners: &mut MarketOwners) {
+    fn run_batch(&self, first: Box<dyn Member>, waiting: &mpsc::Receiver<Box<dyn Member>>, batches: &mut BatchThread) {
         let _in_use = InUse::start();
         let started = std::time::Instant::now();
         let mut members = vec![first];
-        members.extend(waiting.try_iter().take(MAX_BATCH - 1));
         let mut pc = match self.begin(&BATCH_BEGIN, true) {
             Ok(pc) => pc,
             Err(e) => {
@@ -155,22 +166,41 @@ impl Pool {
             }
         };
         let mut conn = PgConn::new(&mut pc, Some(HotRows::default()));
-        let keys: Vec<TradeKeys> = members.iter().map(|m| m.keys().clone()).collect();
-        // BEGIN, the batch lock and the reads in one round trip.
-        let mut ran = match trading::preload(&mut conn, &keys, Some(&TAKE_BATCH_LOCK), owners) {
-            Ok(lock) => {
-                // Trades that arrived while another node's batch held the lock join this
-                // one (without them, two nodes took turns with half-sized batches).
-                let waited_us = lock.first().map_or(Ok(0), |row| row.int(0)).unwrap_or(0);
-                let late: Vec<_> =
-                    if waited_us > OTHER_BATCH_US { waiting.try_iter().take(MAX_BATCH - members.len()).collect() } else { Vec::new() };
-                let late_keys: Vec<TradeKeys> = late.iter().map(|m| m.keys().clone()).collect();
-                members.extend(late);
-                late_keys.is_empty() || trading::preload(&mut conn, &late_keys, None, owners).is_ok()
+        let owners = &mut batches.owners;
+        let (ran, waited_us) = if batches.contended {
+            // Another node's batches take the lock in turns with this node's: the lock first,
+            // then every trade that arrived meanwhile, read in one round trip (reading the
+            // late ones in a second cost a many_markets batch its reads twice).
+            match conn.query(&TAKE_BATCH_LOCK, &[]).and_then(|lock| waited(&lock)) {
+                Ok(waited_us) => {
+                    members.extend(waiting.try_iter().take(MAX_BATCH - 1));
+                    let keys: Vec<TradeKeys> = members.iter().map(|m| m.keys().clone()).collect();
+                    (trading::preload(&mut conn, &keys, None, owners).is_ok(), waited_us)
+                }
+                Err(_) => (false, 0),
             }
-            Err(_) => false,
+        } else {
+            // BEGIN, the batch lock and the reads in one round trip.
+            members.extend(waiting.try_iter().take(MAX_BATCH - 1));
+            let keys: Vec<TradeKeys> = members.iter().map(|m| m.keys().clone()).collect();
+            match trading::preload(&mut conn, &keys, Some(&TAKE_BATCH_LOCK), owners).and_then(|lock| waited(&lock)) {
+                Ok(waited_us) => {
+                    // Trades that arrived while another node's batch held the lock join this
+                    // one (without them, two nodes took turns with half-sized batches).
+                    let late: Vec<_> = if waited_us > OTHER_BATCH_US {
+                        waiting.try_iter().take(MAX_BATCH - members.len()).collect()
+                    } else {
+                        Vec::new()
+                    };
+                    let late_keys: Vec<TradeKeys> = late.iter().map(|m| m.keys().clone()).collect();
+                    members.extend(late);
+                    (late_keys.is_empty() || trading::preload(&mut conn, &late_keys, None, owners).is_ok(), waited_us)
+                }
+                Err(_) => (false, 0),
+            }
         };
-        ran = ran
+        batches.contended = waited_us > OTHER_BATCH_US;
+        let ran = ran
             && members.iter_mut().all(|m| m.run(&mut conn))
             && hot::flush(&mut conn).is_ok()
             && conn.failure.is_none();
