@@ -64,6 +64,22 @@ pub fn current_seqs_read<'a>(market_ids: &'a [&'a str]) -> (String, Vec<Param<'a
     (sql, params)
 }
 
+/// [`current_seqs_read`] for a trade batch that keeps copies (PostgreSQL): each market with
+/// the revision of the batch thread's copy, or -1. Only markets now stored at another revision
+/// are read: every event numbered in a market's stream comes with an update of its row.
+pub fn changed_seqs_read<'a>(markets: &'a [(&'a str, i64)]) -> (String, Vec<Param<'a>>) {
+    let padded = markets.len().next_power_of_two();
+    let last = markets.last().into_iter().cycle().take(padded - markets.len());
+    let params: Vec<Param<'_>> = markets.iter().chain(last).flat_map(|(id, revision)| [Param::Text(id), Param::Int(*revision)]).collect();
+    let sql = format!(
+        "WITH wanted(id, revision) AS (VALUES {}) SELECT wanted.id, COALESCE(({}), 0) FROM wanted \
+         JOIN markets m ON m.id = wanted.id WHERE m.revision <> wanted.revision",
+        value_rows(padded, 2),
+        seq_end("wanted.id", "DESC")
+    );
+    (sql, params)
+}
+
 pub fn seqs_from(rows: &[Row]) -> Result<Vec<(String, i64)>> {
     let mut seqs = rows.iter().map(|r| Ok((r.text(0)?, r.int(1)?))).collect::<Result<Vec<_>>>()?;
     // The padding's repeated id comes back once for each time it is repeated.

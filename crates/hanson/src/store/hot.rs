@@ -41,7 +41,8 @@ pub struct HotRows {
     /// The batch's events, written together by `flush`; with the node that recorded them.
     events: Option<(String, Vec<Written>)>,
     /// Copies as earlier batches of this writer committed them, read before the store;
-    /// None where batches carry nothing (PostgreSQL's: other nodes change rows between them).
+    /// None where batches carry nothing. PostgreSQL's batches start with none (other nodes
+    /// change rows between them) and only collect what `flush` stored.
     carried: Option<Carried>,
 }
 
@@ -56,6 +57,14 @@ pub struct Carried {
     balances: HashMap<String, u128>,
     sessions: HashMap<String, KeptSession>,
     seqs: HashMap<String, i64>,
+}
+
+impl Carried {
+    /// The markets and their last event numbers, without the rest (PostgreSQL's batches
+    /// check them against the stored revision, see `trading::KnownMarkets`).
+    pub fn into_markets_and_seqs(self) -> (HashMap<String, Market>, HashMap<String, i64>) {
+        (self.markets, self.seqs)
+    }
 }
 
 /// The most rows of each kind carried between batches (a market is some 2 KiB, the rest a
@@ -208,6 +217,11 @@ impl HotRows {
         if self.position(wallet_id, outcome_id).is_none() {
             self.positions.push(KeptPosition { wallet_id: wallet_id.into(), outcome_id: outcome_id.into(), position, changed: false });
         }
+    }
+
+    /// Every kept position as the batch's trades left it: (wallet, outcome, position).
+    pub fn kept_positions(&self) -> Vec<(String, String, Option<Position>)> {
+        self.positions.iter().map(|p| (p.wallet_id.clone(), p.outcome_id.clone(), p.position.clone())).collect()
     }
 
     /// None: not kept. Some(None): kept, and the wallet holds none.

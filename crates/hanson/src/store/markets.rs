@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value as Json;
 
 use super::ledger::{self, Account, Kind, Transfer};
-use super::sql::{id_list, value_rows, Conn, Dialect, FromRow, Param, Row};
+use super::sql::{id_list, placeholders, value_rows, Conn, Dialect, FromRow, Param, Row};
 use super::shared_read::SharedRead;
 use super::tenants;
 use super::Store;
@@ -147,7 +147,7 @@ pub fn markets_by_id(c: &mut dyn Conn, ids: &[&str], lock: bool) -> Result<Vec<M
 /// The statements of [`markets_by_id`], for a caller that sends more with them in one round
 /// trip; `pools` are the markets' pool accounts ([`ledger::pool_account`]). Their rows, in
 /// order, are [`markets_from`]'s.
-pub fn markets_by_id_reads<'a>(c: &dyn Conn, ids: &'a [&'a str], pools: &'a [String], lock: bool) -> Vec<(String, Vec<Param<'a>>)> {
+fn markets_by_id_reads<'a>(c: &dyn Conn, ids: &'a [&'a str], pools: &'a [String], lock: bool) -> Vec<(String, Vec<Param<'a>>)> {
     let (list, params) = id_list(ids);
     let mut reads = Vec::with_capacity(4);
     // SQLite's single writer already serializes: nothing to lock there.
@@ -168,6 +168,43 @@ pub fn markets_from(mut rows: Vec<Vec<Row>>) -> Result<Vec<Market>> {
         <[Vec<Row>; 3]>::try_from(last).map_err(|_| Error::internal("the markets' reads"))?;
     let markets = market_rows.iter().map(Market::from_row).collect::<Result<Vec<_>>>()?;
     with_details(markets, &outcome_rows, &pool_rows)
+}
+
+/// A trade batch's reads of its markets (PostgreSQL), which lock them in id order: each id
+/// (sorted) with the revision of the copy the batch thread keeps of it, or -1 where it has
+/// none. Only markets stored at another revision come back, with their outcomes, so a copy is
+/// used only while it is the stored row (the lock keeps it so). Pools are not read: they are
+/// among the balances a batch reads. Their rows, in order, are [`changed_markets_from`]'s.
+pub fn changed_markets_reads<'a>(markets: &'a [(&'a str, i64)]) -> Vec<(String, Vec<Param<'a>>)> {
+    let padded = markets.len().next_power_of_two();
+    // The lock's list padded as `id_list` pads it (repeating the last id).
+    let last = markets.last().map_or("", |(id, _)| *id);
+    let lock_params: Vec<Param<'a>> = markets.iter().map(|(id, _)| *id).chain(std::iter::repeat(last)).take(padded).map(Param::Text).collect();
+    // The revisions' list padded with a row that matches no market: a repeated row would
+    // return its market twice.
+    let padding = std::iter::repeat(("", -1)).take(padded - markets.len());
+    let pair_params: Vec<Param<'a>> =
+        markets.iter().copied().chain(padding).flat_map(|(id, revision)| [Param::Text(id), Param::Int(revision)]).collect();
+    let changed = format!("WITH k(id, revision) AS (VALUES {})", value_rows(padded, 2));
+    vec![
+        (format!("SELECT id FROM markets WHERE id IN ({}) ORDER BY id FOR UPDATE", placeholders(1, padded)), lock_params),
+        (format!("{changed} SELECT {MARKET_COLUMNS} {MARKET_FROM} JOIN k ON k.id = m.id WHERE m.revision <> k.revision"), pair_params.clone()),
+        (
+            format!(
+                "{changed} SELECT o.id, o.market_id, o.outcome_index, o.title, o.description, o.images, o.total_shares, o.total_volume \
+                 FROM k JOIN markets m ON m.id = k.id JOIN outcomes o ON o.market_id = m.id WHERE m.revision <> k.revision \
+                 ORDER BY o.market_id, o.outcome_index"
+            ),
+            pair_params,
+        ),
+    ]
+}
+
+/// The markets [`changed_markets_reads`] returned, with their outcomes; their pools are 0.
+pub fn changed_markets_from(rows: Vec<Vec<Row>>) -> Result<Vec<Market>> {
+    let [_lock, market_rows, outcome_rows] = <[Vec<Row>; 3]>::try_from(rows).map_err(|_| Error::internal("the markets' reads"))?;
+    let markets = market_rows.iter().map(Market::from_row).collect::<Result<Vec<_>>>()?;
+    with_details(markets, &outcome_rows, &[])
 }
 
 /// The provider's own market, or 404 (another provider's market is invisible).

@@ -1,6 +1,6 @@
 //! Position rows: reading, locking and saving what a wallet holds of an outcome.
 
-use super::sql::{query_as, query_opt_as, value_rows, Conn, Dialect, FromRow, Param, Row};
+use super::sql::{query_as, query_opt_as, value_rows, Conn, FromRow, Param, Row};
 use crate::domain::position::{Position, PositionStatus};
 use crate::error::{Error, Result};
 
@@ -92,31 +92,33 @@ pub fn upsert_positions(c: &mut dyn Conn, positions: &[Position]) -> Result<()> 
     c.exec_later(&sql, &params)
 }
 
-/// The statement reading the positions of these (wallet, outcome) pairs that exist, locked
-/// (`pairs` not empty), for a trade batch that sends it with its other reads in one round
-/// trip; its rows are [`Position`]s.
-pub fn positions_of_read<'a>(c: &dyn Conn, pairs: &'a [(&'a str, &'a str)]) -> (String, Vec<Param<'a>>) {
-    // Exact (wallet, outcome) pairs: two IN lists made the index probe every wallet with
-    // every outcome, 2,000 probes and 6 ms a batch in many_markets. Padded to a power of two
-    // with the last pair, as `id_list` pads, so the statement stays prepared.
+/// The statement reading, locked, the positions a PostgreSQL trade batch does not keep copies
+/// of, for the batch to send with its other reads in one round trip; its rows are
+/// [`Position`]s. `pairs` (not empty): each (wallet, outcome, market) with the revision of the
+/// market at which the batch thread's copy of the position was taken, or -1 where it has
+/// none. Only the pairs whose market is now stored at another revision are read: a position
+/// changes only with its market's row (a trade, a settlement, a claim), so the others'
+/// copies are what is stored.
+pub fn changed_positions_read<'a>(pairs: &'a [(&'a str, &'a str, &'a str, i64)]) -> (String, Vec<Param<'a>>) {
     let padded = pairs.len().next_power_of_two();
     let last = pairs.last().into_iter().cycle().take(padded - pairs.len());
-    let params: Vec<Param<'_>> =
-        pairs.iter().chain(last).flat_map(|(wallet, outcome)| [Param::Text(wallet), Param::Text(outcome)]).collect();
-    let rows = value_rows(padded, 2);
-    let sql = match c.dialect() {
-        Dialect::Sqlite => format!("SELECT {POSITION_COLUMNS} FROM positions WHERE (wallet_id, outcome_id) IN (VALUES {rows})"),
-        // PostgreSQL planned the IN as a scan of every position whenever its statistics were
-        // older than the table (12 ms of a 28 ms batch in many_markets, growing with the
-        // table); a lookup per pair can only be planned as a probe of the pair's index. The
-        // rows are locked in the pairs' order, and trade batches, the only statements that
-        // lock several positions, run one at a time.
-        Dialect::Postgres => format!(
-            "SELECT p.* FROM (SELECT DISTINCT column1, column2 FROM (VALUES {rows}) AS v) AS k, \
-             LATERAL (SELECT {POSITION_COLUMNS} FROM positions WHERE wallet_id = k.column1 AND outcome_id = k.column2{}) AS p",
-            c.lock_clause()
-        ),
-    };
+    let params: Vec<Param<'_>> = pairs
+        .iter()
+        .chain(last)
+        .flat_map(|(wallet, outcome, market, revision)| [Param::Text(wallet), Param::Text(outcome), Param::Text(market), Param::Int(*revision)])
+        .collect();
+    // A lookup per pair can only be planned as a probe of the pair's index: an IN list was
+    // planned as a scan of every position whenever the statistics were older than the table
+    // (12 ms of a 28 ms batch in many_markets), and two IN lists probed every wallet with
+    // every outcome. Padded to a power of two with the last pair, as `id_list` pads, so the
+    // statement stays prepared. The rows are locked in the pairs' order, and trade batches,
+    // the only statements that lock several positions, run one at a time.
+    let sql = format!(
+        "SELECT p.* FROM (SELECT DISTINCT column1, column2, column3, column4 FROM (VALUES {}) AS v) AS k \
+         JOIN markets m ON m.id = k.column3 AND m.revision <> k.column4 CROSS JOIN LATERAL \
+         (SELECT {POSITION_COLUMNS} FROM positions WHERE wallet_id = k.column1 AND outcome_id = k.column2 FOR UPDATE) AS p",
+        value_rows(padded, 4)
+    );
     (sql, params)
 }
 

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use super::events;
 use super::history;
-use super::hot::{KeptSession, TradeTotals};
+use super::hot::{Carried, KeptSession, TradeTotals};
 use super::ledger::{self, Account, Kind, Transfer};
 use super::markets;
 use super::positions::{self, active_positions};
@@ -303,32 +303,41 @@ fn distinct<'k>(keys: &'k [TradeKeys], field: impl Fn(&'k TradeKeys) -> &'k Stri
     values
 }
 
-/// Reads the rows the trades of one batch start from, a statement per kind instead of
-/// several per trade, into the batch's kept rows (`hot`): the markets (locked, in id order)
-/// and their last event numbers, the sessions, the positions held and the balances the
-/// trades move. A trade then finds them there, as it finds what earlier trades of its batch
-/// left. Nothing is read for keys that name nothing; their trades fail as they would alone.
+/// Reads the rows the trades of one PostgreSQL batch start from, a statement per kind
+/// instead of several per trade, into the batch's kept rows (`hot`): the markets (locked, in
+/// id order) and their last event numbers, the sessions, the positions held and the balances
+/// the trades move. A trade then finds them there, as it finds what earlier trades of its
+/// batch left. Nothing is read for keys that name nothing; their trades fail as they would
+/// alone. A market the batch thread keeps a copy of (`known`), with its last event number and
+/// the positions on it, is read only if its stored revision is not the copy's.
 ///
-/// One round trip, `lead` first (its rows are returned), when `owners` knows every market's
+/// One round trip, `lead` first (its rows are returned), when `known` has every market's
 /// creator and token, which name the accounts besides the traders'; else the balances
 /// follow in a second.
-pub fn preload(c: &mut dyn Conn, keys: &[TradeKeys], lead: Option<&str>, owners: &mut MarketOwners) -> Result<Vec<Row>> {
+pub fn preload(c: &mut dyn Conn, keys: &[TradeKeys], lead: Option<&str>, known: &mut KnownMarkets) -> Result<Vec<Row>> {
     let market_ids = distinct(keys, |k| &k.market_id);
-    let pools: Vec<String> = market_ids.iter().map(|id| ledger::pool_account(id)).collect();
     let session_ids = distinct(keys, |k| &k.session_id);
-    let mut pairs: Vec<(&str, &str)> = keys.iter().map(|k| (k.wallet_id.as_str(), k.outcome_id.as_str())).collect();
+    let owners = market_ids.iter().map(|id| known.owners.get(*id).map(|(creator, token)| (*id, creator.as_str(), token.as_str()))).collect::<Option<Vec<_>>>();
+    let early_accounts = owners.map(|owners| trade_accounts(keys, owners.into_iter()));
+    let early_ids: Vec<&str> = early_accounts.iter().flatten().map(String::as_str).collect();
+    // The revision each copy was taken at; -1 (no stored revision is negative) where none.
+    let revisions: Vec<(&str, i64)> = market_ids.iter().map(|id| (*id, known.copies.get(*id).map_or(-1, |copy| copy.market.revision))).collect();
+    let mut pairs: Vec<(&str, &str, &str, i64)> = keys
+        .iter()
+        .map(|k| {
+            let copy = known.copies.get(&k.market_id).filter(|copy| copy.positions.contains_key(&(k.wallet_id.clone(), k.outcome_id.clone())));
+            (k.wallet_id.as_str(), k.outcome_id.as_str(), k.market_id.as_str(), copy.map_or(-1, |copy| copy.market.revision))
+        })
+        .collect();
     pairs.sort_unstable();
     pairs.dedup();
-    let known = market_ids.iter().map(|id| owners.known.get(*id).map(|(creator, token)| (*id, creator.as_str(), token.as_str()))).collect::<Option<Vec<_>>>();
-    let early_accounts = known.map(|known| trade_accounts(keys, known.into_iter()));
-    let early_ids: Vec<&str> = early_accounts.iter().flatten().map(String::as_str).collect();
 
     let mut reads: Vec<(String, Vec<Param>)> = lead.map(|sql| (sql.to_string(), Vec::new())).into_iter().collect();
     let lead_reads = reads.len();
     if !keys.is_empty() {
-        reads.extend(markets::markets_by_id_reads(c, &market_ids, &pools, true));
+        reads.extend(markets::changed_markets_reads(&revisions));
         // Read under the markets' locks, like `events::current_seq`.
-        reads.extend([events::current_seqs_read(&market_ids), sessions_read(&session_ids), positions::positions_of_read(c, &pairs)]);
+        reads.extend([events::changed_seqs_read(&revisions), sessions_read(&session_ids), positions::changed_positions_read(&pairs)]);
         if !early_ids.is_empty() {
             reads.push(ledger::stored_balances_read(c, &early_ids));
         }
@@ -345,11 +354,22 @@ pub fn preload(c: &mut dyn Conn, keys: &[TradeKeys], lead: Option<&str>, owners:
     let early_balances = if early_ids.is_empty() { None } else { rest.pop() };
     let [seq_rows, session_rows, position_rows] =
         <[Vec<Row>; 3]>::try_from(rest.split_off(rest.len() - 3)).map_err(|_| Error::internal("the batch's reads"))?;
-    let found_markets = markets::markets_from(rest)?;
-    let seqs = events::seqs_from(&seq_rows)?;
+    let mut found_markets = markets::changed_markets_from(rest)?;
+    let mut seqs = events::seqs_from(&seq_rows)?;
     let found = sessions_from(&session_rows)?;
     let held = position_rows.iter().map(Position::from_row).collect::<Result<Vec<_>>>()?;
-    owners.learn(&found_markets);
+    known.learn(&found_markets);
+    // A market read again was changed by another write: its copy is gone. The others' copies
+    // are the stored rows; the batch takes them (`KnownMarkets::committed` keeps them again).
+    for id in &market_ids {
+        let Some(copy) = known.take_copy(id) else { continue };
+        if found_markets.iter().any(|m| m.id.as_str() == *id) {
+            continue;
+        }
+        seqs.push((id.to_string(), copy.seq));
+        found_markets.push(copy.market);
+        known.in_batch.insert(id.to_string(), copy.positions);
+    }
 
     let balances = match early_balances {
         Some(rows) => ledger::balances_from(&rows)?,
@@ -359,12 +379,21 @@ pub fn preload(c: &mut dyn Conn, keys: &[TradeKeys], lead: Option<&str>, owners:
             ledger::stored_balances(c, &account_ids)?
         }
     };
+    // Each market's pool is among the balances read (`trade_accounts`).
+    for m in &mut found_markets {
+        let pool = ledger::pool_account(&m.id);
+        m.pool = balances.iter().find(|(id, _)| *id == pool).map_or(0, |(_, balance)| *balance);
+    }
     let Some(hot) = c.hot() else { return Ok(lead_rows) };
     found_markets.into_iter().for_each(|m| hot.keep(m));
     found.into_iter().for_each(|s| hot.keep_session(s));
     for k in keys {
-        let position = held.iter().find(|p| p.wallet_id.as_str() == k.wallet_id && p.outcome_id.as_str() == k.outcome_id);
-        hot.keep_position(&k.wallet_id, &k.outcome_id, position.cloned());
+        let copied = known.in_batch.get(&k.market_id).and_then(|positions| positions.get(&(k.wallet_id.clone(), k.outcome_id.clone())));
+        let position = match copied {
+            Some(copy) => copy.clone(),
+            None => held.iter().find(|p| p.wallet_id.as_str() == k.wallet_id && p.outcome_id.as_str() == k.outcome_id).cloned(),
+        };
+        hot.keep_position(&k.wallet_id, &k.outcome_id, position);
     }
     hot.keep_balances(balances);
     for (market_id, seq) in seqs {
@@ -389,25 +418,88 @@ fn trade_accounts<'m>(keys: &[TradeKeys], markets: impl Iterator<Item = (&'m str
     accounts
 }
 
-/// Markets' creators and tokens, which never change once a market exists, as a batch thread
-/// has read them: they name the accounts a trade moves before its market is read.
+/// What a PostgreSQL batch thread knows of markets from one batch to the next.
 #[derive(Debug, Default)]
-pub struct MarketOwners {
-    known: HashMap<String, (String, String)>,
+pub struct KnownMarkets {
+    /// Each market's creator and token, which never change once it exists: they name the
+    /// accounts a trade moves before its market is read.
+    owners: HashMap<String, (String, String)>,
+    /// Markets as this thread's batches last read or committed them.
+    copies: HashMap<String, MarketCopy>,
+    /// The positions of the copies the running batch took, by market.
+    in_batch: HashMap<String, CopiedPositions>,
+    /// Positions in `copies`, which bound the memory kept.
+    copied_positions: usize,
 }
 
-impl MarketOwners {
-    /// Most markets kept; past it the map starts over (each entry about 200 bytes).
-    const MAX: usize = 1 << 16;
+/// A market as a batch thread last read or committed it, with its last event number and the
+/// positions it read or wrote on it (None: the wallet held none). A market's revision changes
+/// with every update of its row, and every change to its outcomes, its pool, its event stream
+/// or a position on it comes with one, so a copy taken at the stored revision is what is
+/// stored. Reading them all again took a many_markets batch over a third of its reads (README
+/// "Performance").
+#[derive(Debug)]
+struct MarketCopy {
+    market: Market,
+    seq: i64,
+    positions: CopiedPositions,
+}
+
+/// Positions by (wallet, outcome).
+type CopiedPositions = HashMap<(String, String), Option<Position>>;
+
+impl KnownMarkets {
+    /// Most owners kept; past it the map starts over (each entry about 200 bytes).
+    const MAX_OWNERS: usize = 1 << 16;
+    /// Most markets and positions copied (some 2 KiB and 300 bytes each); past either, the
+    /// copies start over.
+    const MAX_COPIES: usize = 1 << 12;
+    const MAX_POSITIONS: usize = 1 << 16;
 
     fn learn(&mut self, markets: &[Market]) {
         for m in markets {
-            if !self.known.contains_key(m.id.as_str()) {
-                if self.known.len() >= Self::MAX {
-                    self.known.clear();
+            if !self.owners.contains_key(m.id.as_str()) {
+                if self.owners.len() >= Self::MAX_OWNERS {
+                    self.owners.clear();
                 }
                 let (creator, token): (&str, &str) = (&m.creator_wallet_id, &m.token.id);
-                self.known.insert(m.id.to_string(), (creator.to_owned(), token.to_owned()));
+                self.owners.insert(m.id.to_string(), (creator.to_owned(), token.to_owned()));
+            }
+        }
+    }
+
+    fn take_copy(&mut self, market_id: &str) -> Option<MarketCopy> {
+        let copy = self.copies.remove(market_id)?;
+        self.copied_positions -= copy.positions.len();
+        Some(copy)
+    }
+
+    /// A batch starts: copies an earlier batch took and did not commit are gone (its writes
+    /// may or may not have been stored).
+    pub fn start_batch(&mut self) {
+        self.in_batch.clear();
+    }
+
+    /// Keeps the markets of a committed batch as `hot::flush` stored them, with their event
+    /// numbers (`carried`), and the positions its trades left (`HotRows::kept_positions`).
+    pub fn committed(&mut self, carried: Carried, positions: Vec<(String, String, Option<Position>)>) {
+        let (markets, seqs) = carried.into_markets_and_seqs();
+        let mut taken = std::mem::take(&mut self.in_batch);
+        for (id, market) in markets {
+            let Some(&seq) = seqs.get(&id) else { continue };
+            let mut copied = taken.remove(&id).unwrap_or_default();
+            for (wallet, outcome, position) in &positions {
+                if market.outcomes.iter().any(|o| o.id.as_str() == outcome) {
+                    copied.insert((wallet.clone(), outcome.clone()), position.clone());
+                }
+            }
+            if self.copies.len() >= Self::MAX_COPIES || self.copied_positions + copied.len() > Self::MAX_POSITIONS {
+                self.copies.clear();
+                self.copied_positions = 0;
+            }
+            self.copied_positions += copied.len();
+            if let Some(old) = self.copies.insert(id, MarketCopy { market, seq, positions: copied }) {
+                self.copied_positions -= old.positions.len();
             }
         }
     }

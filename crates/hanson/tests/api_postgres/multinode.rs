@@ -180,3 +180,67 @@ async fn a_volume_search_on_one_node_shows_a_trade_through_the_other_at_once() {
     let after = volume_order(&client, &nodes[1].base, &f.provider.id).await;
     assert_eq!(after, vec![(id(1), (6 * ONE_TOKEN).to_string()), (id(2), (5 * ONE_TOKEN).to_string()), (id(0), "0".to_string())]);
 }
+
+/// `name`'s sample with `labels` in a node's `/metrics` text.
+fn sample(text: &str, name: &str, labels: &str) -> Option<f64> {
+    let prefix = format!("{name}{{{labels}}} ");
+    text.lines().find_map(|line| line.strip_prefix(&prefix)).map(|v| v.trim().parse().expect("a number"))
+}
+
+/// Each node's batch thread keeps copies of the markets it traded on, their event numbers and
+/// the positions on them. Trades on one market by one wallet, through the test's server and
+/// two nodes in turn, with a market update between them: each batch sees what the others
+/// wrote, so the balance runs on from trade to trade, the shares held add up, every event
+/// number is taken once (no node's batch failed and ran its trades again), and the books balance.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn trades_through_three_servers_in_turn_each_see_what_the_others_wrote() {
+    let f = Fixture::new().await;
+    let nodes = [Node::start(&f.app.database_url), Node::start(&f.app.database_url)];
+    let bases = [f.app.base.clone(), nodes[0].base.clone(), nodes[1].base.clone()];
+    let market = f.market(2).await;
+    let market_id = market["id"].as_str().unwrap();
+    let outcome = market["outcomes"][0]["id"].as_str().unwrap();
+    let client = reqwest::Client::new();
+    let wallet = TestWallet::random();
+    f.app.fund_wallet(&f.provider, &f.token_id, &wallet.address, 100 * ONE_TOKEN).await;
+    let session = login_at(&client, &bases[1], &f.provider.id, &wallet).await;
+
+    let mut balance = 100 * ONE_TOKEN;
+    let mut held: u128 = 0;
+    for step in 0..12usize {
+        if step == 6 {
+            let r = f.app.put(&format!("/v1/providers/markets/{market_id}"), Some(&f.provider.key), json!({ "question": "Renamed between trades?" })).await;
+            assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+        }
+        let base = &bases[step % 3];
+        let (status, body) = if step % 4 == 3 {
+            let shares = held / 3;
+            let r = post(&client, format!("{base}/v1/markets/{market_id}/sell"), &session.access_token,
+                json!({ "session_id": session.session_id, "outcome_id": outcome, "shares_amount": shares.to_string() })).await;
+            held -= shares;
+            r
+        } else {
+            let r = post(&client, format!("{base}/v1/markets/{market_id}/bet"), &session.access_token,
+                json!({ "session_id": session.session_id, "outcome_id": outcome, "amount": (ONE_TOKEN + step as u128).to_string() })).await;
+            held += r.1["shares_purchased"].as_str().map_or(0, |s| s.parse::<u128>().unwrap());
+            r
+        };
+        assert_eq!(status, StatusCode::OK, "step {step}: {body}");
+        assert_eq!(body["balance_before"], balance.to_string(), "step {step}: {body}");
+        balance = body["balance_after"].as_str().unwrap().parse().unwrap();
+    }
+
+    let holdings = f.app.post("/v1/markets/holdings/search", Some(&session.access_token), json!({ "filters": { "outcome_id": outcome } })).await.body;
+    assert_eq!(holdings["pagination"]["total"], 1, "{holdings}");
+    assert_eq!(holdings["data"][0]["shares"], held.to_string(), "{holdings}");
+    let trades = trades_in_order(&f.app, market_id).await;
+    assert_eq!(trades.len(), 12);
+    replay(&f.app.get(&format!("/v1/markets/{market_id}"), None).await.body, &trades);
+    // The nodes' own counts (the test's server shares its metrics with the other tests).
+    for base in &bases[1..] {
+        let text = client.get(format!("{base}/metrics")).send().await.unwrap().text().await.unwrap();
+        assert_eq!(sample(&text, "hanson_postgres_write_retries_total", r#"cause="batch""#), None, "{base}: {text}");
+    }
+    let (passed, report) = audit(&f.app);
+    assert!(passed, "{report}");
+}

@@ -3,9 +3,9 @@
 //! meanwhile, and a price-history read's.
 
 use hanson::domain::page::{Direction, PageRequest};
-use hanson::store::events::{current_seqs, current_seqs_read, first_kept_seq};
+use hanson::store::events::{changed_seqs_read, current_seqs, current_seqs_read, first_kept_seq};
 use hanson::store::history::{self, PriceQuery};
-use hanson::store::positions::positions_of_read;
+use hanson::store::positions::changed_positions_read;
 use hanson::store::sql::{Conn, Dialect, Param, Row};
 use hanson::store::Store;
 
@@ -13,6 +13,13 @@ use crate::helpers::{Fixture, TestDatabase};
 
 /// Events of the market after the statistics were taken.
 const LATER_EVENTS: i64 = 20_000;
+
+/// A market row `id` with no parents (the caller has set `session_replication_role = replica`),
+/// for the batch's reads that join the markets' revisions.
+const BARE_MARKET: &str = "INSERT INTO markets (id, provider_id, question, question_lower, description, description_lower, tags, \
+    images, metadata, pricing_method, token_id, min_bet, max_bet, liquidity, b, starts_at, ends_at, creator_wallet_id, creator_fee, \
+    platform_fee, status, total_volume, trade_count, created_at, updated_at) \
+    VALUES ('m', 'p', 'q', 'q', '', '', '[]', '[]', '{}', 'lmsr', 't', 1, 1, 1, 1, 0, 0, 'c', 0, 0, 'active', 0, 0, 0, 0)";
 
 /// The `rows=` of every `actual` figure on the plan lines that read `events`.
 fn rows_read_from_events(c: &mut dyn Conn, sql: &str) -> hanson::error::Result<Vec<i64>> {
@@ -37,6 +44,8 @@ async fn a_markets_last_seq_is_one_index_step_under_statistics_of_a_young_log() 
     // market m, then m's log grows: the batch's cached plan estimates one event of m.
     store
         .write(|c| {
+            c.exec("SET LOCAL session_replication_role = replica", &[])?;
+            c.exec(BARE_MARKET, &[])?;
             c.exec("INSERT INTO events (id, type, created_at, envelope) SELECT 'u' || g, 'deposit', 0, '{}' FROM generate_series(1, 200) AS g", &[])?;
             c.exec("INSERT INTO events (id, market_id, seq, type, created_at, envelope) VALUES ('m1', 'm', 1, 'trade', 0, '{}')", &[])?;
             c.exec("ANALYZE events", &[])?;
@@ -57,16 +66,23 @@ async fn a_markets_last_seq_is_one_index_step_under_statistics_of_a_young_log() 
             c.exec("SET LOCAL plan_cache_mode = force_generic_plan", &[])?;
             let (sql, _) = current_seqs_read(&["m"]);
             c.exec(&format!("PREPARE last_seqs(text) AS {sql}"), &[])?;
-            let rows = rows_read_from_events(c, "EXECUTE last_seqs('m')")?;
+            let mut rows = rows_read_from_events(c, "EXECUTE last_seqs('m')")?;
             c.exec("DEALLOCATE last_seqs", &[])?;
+            // The batch's own read, of a market it has no copy of (revision -1).
+            let (sql, _) = changed_seqs_read(&[("m", -1)]);
+            c.exec(&format!("PREPARE changed_seqs(text, int8) AS {sql}"), &[])?;
+            rows.extend(rows_read_from_events(c, "EXECUTE changed_seqs('m', -1)")?);
+            let changed = c.query("EXECUTE changed_seqs('m', -1)", &[])?.iter().map(|r| Ok((r.text(0)?, r.int(1)?))).collect::<hanson::error::Result<Vec<_>>>()?;
+            assert_eq!(changed, vec![("m".to_string(), LATER_EVENTS + 1)]);
+            c.exec("DEALLOCATE changed_seqs", &[])?;
             Ok((rows, current_seqs(c, &["m"])?, first_kept_seq(c, "m")?))
         })
         .await
         .expect("plan the batch's read");
     assert_eq!(seqs, vec![("m".to_string(), LATER_EVENTS + 1)]);
     assert_eq!(first, Some(1));
-    // One index entry read, not every event of the market.
-    assert_eq!(rows, vec![1], "rows read from events by the last-seq plan");
+    // One index entry read, not every event of the market, by either read.
+    assert_eq!(rows, vec![1, 1], "rows read from events by the last-seq plans");
 }
 
 /// Positions of other wallets when the batch's plan is made.
@@ -92,9 +108,10 @@ async fn a_batchs_positions_read_probes_each_pair_under_a_plan_made_on_a_young_t
                 &[],
             )?;
             c.exec("SET LOCAL plan_cache_mode = force_generic_plan", &[])?;
-            let (sql, _) = positions_of_read(c, &[("w", "o1")]);
-            c.exec(&format!("PREPARE positions_of(text, text) AS {sql}"), &[])?;
-            c.exec("EXECUTE positions_of('w', 'o1')", &[])?;
+            c.exec(BARE_MARKET, &[])?;
+            let (sql, _) = changed_positions_read(&[("w", "o1", "m", -1)]);
+            c.exec(&format!("PREPARE positions_of(text, text, text, int8) AS {sql}"), &[])?;
+            c.exec("EXECUTE positions_of('w', 'o1', 'm', -1)", &[])?;
             // Then the wallet holds many positions (their parents do not matter here).
             c.exec(
                 &format!(
@@ -103,7 +120,7 @@ async fn a_batchs_positions_read_probes_each_pair_under_a_plan_made_on_a_young_t
                 ),
                 &[],
             )?;
-            let plan = c.query("EXPLAIN (ANALYZE, TIMING OFF) EXECUTE positions_of('w', 'o1')", &[])?;
+            let plan = c.query("EXPLAIN (ANALYZE, TIMING OFF) EXECUTE positions_of('w', 'o1', 'm', -1)", &[])?;
             c.exec("DEALLOCATE positions_of", &[])?;
             plan.iter().map(|line| line.text(0)).collect::<hanson::error::Result<Vec<String>>>()
         })

@@ -26,7 +26,8 @@ use tokio::sync::oneshot;
 
 use super::{pg_error, InUse, PgConn, Pool, BEGIN_WRITE, PLAN_ONCE};
 use crate::store::hot::{self, HotRows};
-use crate::store::trading::{self, MarketOwners, TradeKeys};
+use crate::store::hot::Carried;
+use crate::store::trading::{self, KnownMarkets, TradeKeys};
 use crate::store::sql::{Conn, Row};
 use crate::error::{Error, Result};
 
@@ -131,7 +132,7 @@ pub(super) fn start(pool: Arc<Pool>) -> Result<mpsc::Sender<Box<dyn Member>>> {
     std::thread::Builder::new()
         .name("pg-trade-batches".into())
         .spawn(move || {
-            let mut batches = BatchThread { owners: MarketOwners::default(), contended: false };
+            let mut batches = BatchThread { markets: KnownMarkets::default(), contended: false };
             while let Ok(first) = waiting.recv() {
                 pool.run_batch(first, &waiting, &mut batches);
             }
@@ -142,7 +143,7 @@ pub(super) fn start(pool: Arc<Pool>) -> Result<mpsc::Sender<Box<dyn Member>>> {
 
 /// What the batch thread keeps from one batch to the next.
 struct BatchThread {
-    owners: MarketOwners,
+    markets: KnownMarkets,
     /// The last batch waited for another node's to release the batch lock.
     contended: bool,
 }
@@ -157,6 +158,7 @@ impl Pool {
     fn run_batch(&self, first: Box<dyn Member>, waiting: &mpsc::Receiver<Box<dyn Member>>, batches: &mut BatchThread) {
         let _in_use = InUse::start();
         let started = std::time::Instant::now();
+        batches.markets.start_batch();
         let mut members = vec![first];
         let mut pc = match self.begin(&BATCH_BEGIN, true) {
             Ok(pc) => pc,
@@ -165,8 +167,9 @@ impl Pool {
                 return;
             }
         };
-        let mut conn = PgConn::new(&mut pc, Some(HotRows::default()));
-        let owners = &mut batches.owners;
+        // Carrying: `hot::flush` leaves the markets as written, kept once committed.
+        let mut conn = PgConn::new(&mut pc, Some(HotRows::carrying(Carried::default())));
+        let known = &mut batches.markets;
         let (ran, waited_us) = if batches.contended {
             // Another node's batches take the lock in turns with this node's: the lock first,
             // then every trade that arrived meanwhile, read in one round trip (reading the
@@ -175,7 +178,7 @@ impl Pool {
                 Ok(waited_us) => {
                     members.extend(waiting.try_iter().take(MAX_BATCH - 1));
                     let keys: Vec<TradeKeys> = members.iter().map(|m| m.keys().clone()).collect();
-                    (trading::preload(&mut conn, &keys, None, owners).is_ok(), waited_us)
+                    (trading::preload(&mut conn, &keys, None, known).is_ok(), waited_us)
                 }
                 Err(_) => (false, 0),
             }
@@ -183,7 +186,7 @@ impl Pool {
             // BEGIN, the batch lock and the reads in one round trip.
             members.extend(waiting.try_iter().take(MAX_BATCH - 1));
             let keys: Vec<TradeKeys> = members.iter().map(|m| m.keys().clone()).collect();
-            match trading::preload(&mut conn, &keys, Some(&TAKE_BATCH_LOCK), owners).and_then(|lock| waited(&lock)) {
+            match trading::preload(&mut conn, &keys, Some(&TAKE_BATCH_LOCK), known).and_then(|lock| waited(&lock)) {
                 Ok(waited_us) => {
                     // Trades that arrived while another node's batch held the lock join this
                     // one (without them, two nodes took turns with half-sized batches).
@@ -194,20 +197,22 @@ impl Pool {
                     };
                     let late_keys: Vec<TradeKeys> = late.iter().map(|m| m.keys().clone()).collect();
                     members.extend(late);
-                    (late_keys.is_empty() || trading::preload(&mut conn, &late_keys, None, owners).is_ok(), waited_us)
+                    (late_keys.is_empty() || trading::preload(&mut conn, &late_keys, None, known).is_ok(), waited_us)
                 }
                 Err(_) => (false, 0),
             }
         };
         batches.contended = waited_us > OTHER_BATCH_US;
-        let ran = ran
-            && members.iter_mut().all(|m| m.run(&mut conn))
-            && hot::flush(&mut conn).is_ok()
-            && conn.failure.is_none();
+        let ran = ran && members.iter_mut().all(|m| m.run(&mut conn));
+        let positions = conn.hot.as_ref().map(HotRows::kept_positions).unwrap_or_default();
+        let ran = ran && hot::flush(&mut conn).is_ok() && conn.failure.is_none();
         if ran {
             // The writes and COMMIT in one round trip.
             match conn.send_later_then("COMMIT") {
                 Ok(()) => {
+                    if let Some(hot) = conn.hot.take() {
+                        batches.markets.committed(hot.into_carried(), positions);
+                    }
                     self.give_back(pc, true);
                     let metrics = crate::metrics::metrics();
                     metrics.pg_batch_size.observe(members.len() as f64);
