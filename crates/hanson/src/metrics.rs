@@ -1,9 +1,11 @@
 //! Operational metrics in the Prometheus text format, at `GET /metrics`: requests by route
 //! and status with latency, trades, the SQLite group commit (batch sizes, commit latency,
-//! WAL size), the PostgreSQL pool (connections in use, waits), write retries, open streams
-//! and the search renderings kept. Labels are of low cardinality: route patterns, methods,
-//! statuses and trade kinds only.
+//! WAL size), the PostgreSQL pool (connections in use, waits), its trade batches (sizes,
+//! durations, time per phase), write retries, open streams and the search renderings kept.
+//! Labels are of low cardinality: route patterns, methods, statuses, trade kinds and batch
+//! phases only.
 
+use std::sync::atomic::AtomicU64;
 use std::sync::OnceLock;
 
 use prometheus_client::encoding::text::encode;
@@ -34,6 +36,11 @@ pub struct Metrics {
     pub commit_seconds: Histogram,
     pub pg_batch_size: Histogram,
     pub pg_batch_seconds: Histogram,
+    /// Seconds committed PostgreSQL trade batches spent per phase: `lock` (waiting for
+    /// another batch), `read` and `write` (round trips, the database working), `run` (this
+    /// service running the trades and building the writes). The batch thread and the
+    /// database take turns, so `run` against `read` + `write` is the split to shrink.
+    pub pg_batch_phase_seconds: Family<Labels<1>, Counter<f64, AtomicU64>>,
     /// Bytes in the SQLite WAL after the last commit.
     pub wal_bytes: Gauge,
     /// PostgreSQL connections running a transaction now.
@@ -72,6 +79,12 @@ impl Metrics {
         registry.register("postgres_trade_batch_size", "Trades per PostgreSQL trade batch", pg_batch_size.clone());
         let pg_batch_seconds = Histogram::new(latency_buckets());
         registry.register("postgres_trade_batch_duration_seconds", "PostgreSQL trade batch from BEGIN to COMMIT", pg_batch_seconds.clone());
+        let pg_batch_phase_seconds = Family::<Labels<1>, Counter<f64, AtomicU64>>::default();
+        registry.register(
+            "postgres_trade_batch_phase_seconds",
+            "Seconds committed PostgreSQL trade batches spent waiting for the lock, reading, running the trades and writing",
+            pg_batch_phase_seconds.clone(),
+        );
         let wal_bytes = Gauge::default();
         registry.register("sqlite_wal_bytes", "Bytes in the SQLite WAL after the last commit", wal_bytes.clone());
         let pool_in_use = Gauge::default();
@@ -96,6 +109,7 @@ impl Metrics {
             commit_seconds,
             pg_batch_size,
             pg_batch_seconds,
+            pg_batch_phase_seconds,
             wal_bytes,
             pool_in_use,
             pool_wait_seconds,

@@ -148,6 +148,15 @@ async fn metrics_count_requests_trades_and_commits() {
             let transactions = sample(&text, "hanson_postgres_pool_wait_seconds_count", "").expect("pool waits");
             assert!(transactions >= 10.0, "{transactions}");
             assert_eq!(sample(&text, "hanson_postgres_connections_in_use", ""), Some(0.0), "none is running now");
+            // The bets went one after the other: a batch each.
+            assert_eq!(sample(&text, "hanson_postgres_trade_batch_size_count", ""), Some(2.0), "{text}");
+            assert_eq!(sample(&text, "hanson_postgres_trade_batch_size_sum", ""), Some(2.0));
+            // The phases split each batch's duration, every one of them measured.
+            let phase = |name: &str| sample(&text, "hanson_postgres_trade_batch_phase_seconds_total", &format!(r#"phase="{name}""#));
+            let phases = ["lock", "read", "run", "write"].map(|name| phase(name).unwrap_or_else(|| panic!("phase {name}: {text}")));
+            assert!(phases[1..].iter().all(|seconds| *seconds > 0.0), "{phases:?}");
+            let duration = sample(&text, "hanson_postgres_trade_batch_duration_seconds_sum", "").expect("batch durations");
+            assert!((phases.iter().sum::<f64>() - duration).abs() < 1e-6, "{phases:?} against {duration}");
         }
     }
 }

@@ -203,20 +203,27 @@ impl Pool {
             }
         };
         batches.contended = waited_us > OTHER_BATCH_US;
+        let read = started.elapsed();
         let ran = ran && members.iter_mut().all(|m| m.run(&mut conn));
         let positions = conn.hot.as_ref().map(HotRows::kept_positions).unwrap_or_default();
         let ran = ran && hot::flush(&mut conn).is_ok() && conn.failure.is_none();
         if ran {
+            let run = started.elapsed();
             // The writes and COMMIT in one round trip.
             match conn.send_later_then("COMMIT") {
                 Ok(()) => {
+                    let written = started.elapsed();
                     if let Some(hot) = conn.hot.take() {
                         batches.markets.committed(hot.into_carried(), positions);
                     }
                     self.give_back(pc, true);
                     let metrics = crate::metrics::metrics();
                     metrics.pg_batch_size.observe(members.len() as f64);
-                    metrics.pg_batch_seconds.observe(started.elapsed().as_secs_f64());
+                    metrics.pg_batch_seconds.observe(written.as_secs_f64());
+                    let lock = std::time::Duration::from_micros(u64::try_from(waited_us).unwrap_or(0)).min(read);
+                    for (phase, seconds) in [("lock", lock), ("read", read - lock), ("run", run - read), ("write", written - run)] {
+                        metrics.pg_batch_phase_seconds.get_or_create(&[("phase", phase)]).inc_by(seconds.as_secs_f64());
+                    }
                     members.into_iter().for_each(|m| m.answer(Ok(())));
                     return;
                 }
