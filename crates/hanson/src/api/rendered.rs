@@ -56,7 +56,7 @@ impl RenderedMarkets {
     /// Renders the markets, newest first, until all are kept or half the cache is used, so that
     /// a node's first searches find them. Loaded by the searches instead, they made the first
     /// seconds of a node on PostgreSQL the search tail (about 24 us a market, half of it the
-    /// database's); see the README, "Performance".
+    /// database's); see `docs/performance.md`.
     pub async fn warm(self: Arc<Self>, store: Store) {
         let mut before: Option<String> = None;
         loop {

@@ -10,7 +10,7 @@
 //!
 //! SQLite's writer also carries the copies from one group commit to the next ([`Carried`]):
 //! with trades spread over many markets, loading each market afresh in every commit took a
-//! tenth of the writer's time (README "Performance").
+//! tenth of the writer's time (`docs/performance.md`).
 
 use std::collections::HashMap;
 

@@ -436,8 +436,8 @@ pub struct KnownMarkets {
 /// positions it read or wrote on it (None: the wallet held none). A market's revision changes
 /// with every update of its row, and every change to its outcomes, its pool, its event stream
 /// or a position on it comes with one, so a copy taken at the stored revision is what is
-/// stored. Reading them all again took a many_markets batch over a third of its reads (README
-/// "Performance").
+/// stored. Reading them all again took a many_markets batch over a third of its reads
+/// (`docs/performance.md`).
 #[derive(Debug)]
 struct MarketCopy {
     market: Market,

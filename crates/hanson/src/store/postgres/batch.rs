@@ -39,7 +39,7 @@ const TRADE_BATCH_LOCK: i64 = 0x6861_6e73_6f6e_01;
 /// A batch's BEGIN, sent with its reads. Generic plans: the batch's reads list as many ids
 /// as it has trades, a statement text per count, each of which PostgreSQL would otherwise
 /// plan afresh for its first five runs (interleaved pairs: 7 of 9 won over hot_market,
-/// many_markets and two nodes; README "Performance").
+/// many_markets and two nodes; `docs/performance.md`).
 static BATCH_BEGIN: LazyLock<String> = LazyLock::new(|| format!("{BEGIN_WRITE}; {PLAN_ONCE}"));
 /// Takes the batch lock, first of the batch's reads; its row is how long it waited, in us.
 static TAKE_BATCH_LOCK: LazyLock<String> = LazyLock::new(|| {
