@@ -20,6 +20,8 @@ use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OpenFlags, ToSql};
 use tokio::sync::oneshot;
 
+mod wal_writes;
+
 use super::hot::{Carried, HotRows};
 use super::sql::{Conn, Dialect, Param, Row, Value};
 use super::settings::Undo;
@@ -91,12 +93,25 @@ pub fn path_from_url(url: &str) -> Option<PathBuf> {
 }
 
 fn open(path: &Path, read_only: bool) -> Result<Connection> {
+    open_as(path, read_only, None)
+}
+
+/// The writer's connection: its WAL writes gathered into one per commit (`wal_writes`).
+fn open_writer(path: &Path) -> Result<Connection> {
+    wal_writes::register()?;
+    open_as(path, false, Some(wal_writes::NAME))
+}
+
+fn open_as(path: &Path, read_only: bool, vfs: Option<&str>) -> Result<Connection> {
     let flags = if read_only {
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX
     } else {
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX
     };
-    let conn = Connection::open_with_flags(path, flags)?;
+    let conn = match vfs {
+        Some(vfs) => Connection::open_with_flags_and_vfs(path, flags, vfs)?,
+        None => Connection::open_with_flags(path, flags)?,
+    };
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
     if !read_only {
         conn.pragma_update(None, "journal_mode", "WAL")?;
@@ -157,7 +172,7 @@ impl SqliteBackend {
     pub fn open(url: &str) -> Result<Self> {
         let path = path_from_url(url)
             .ok_or_else(|| Error::internal(format!("not a sqlite URL: {url}")))?;
-        let writer = open(&path, false)?;
+        let writer = open_writer(&path)?;
         migrate(&writer)?;
         // Planner statistics: without them SQLite picks poor indexes for combined filters
         // and sorts. The optimizer thread refreshes them as the data grows.
