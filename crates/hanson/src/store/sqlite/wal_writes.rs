@@ -405,6 +405,24 @@ mod tests {
         Connection::open(&copy).expect("open copy")
     }
 
+    fn assert_intact(conn: &Connection) {
+        let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).expect("check");
+        assert_eq!(check, "ok");
+    }
+
+    /// A writer with a small page cache, inside a transaction of 2,000 rows: more pages than
+    /// the cache holds, so it has spilled frames into the WAL before it ends.
+    fn writer_spilling(path: &std::path::Path) -> Connection {
+        let writer = open_layered(path);
+        writer.pragma_update(None, "cache_size", 10).expect("cache");
+        writer.execute_batch("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)").expect("create");
+        writer.execute_batch("BEGIN").expect("begin");
+        for i in 0..2000 {
+            writer.execute("INSERT INTO t (k, v) VALUES (?1, ?2)", (i, "y".repeat(500))).expect("insert");
+        }
+        writer
+    }
+
     #[test]
     fn every_committed_frame_is_in_the_file_when_commit_returns() {
         let dir = tempfile::tempdir().expect("dir");
@@ -425,21 +443,14 @@ mod tests {
         }
         let copy = recovered_copy(dir.path(), &path);
         assert_eq!(count(&copy), 3050);
-        let check: String = copy.query_row("PRAGMA integrity_check", [], |r| r.get(0)).expect("check");
-        assert_eq!(check, "ok");
+        assert_intact(&copy);
     }
 
     #[test]
     fn a_transaction_that_spills_frames_before_it_commits_is_whole() {
         let dir = tempfile::tempdir().expect("dir");
         let path = dir.path().join("t.db");
-        let writer = open_layered(&path);
-        writer.pragma_update(None, "cache_size", 10).expect("cache");
-        writer.execute_batch("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)").expect("create");
-        writer.execute_batch("BEGIN").expect("begin");
-        for i in 0..2000 {
-            writer.execute("INSERT INTO t (k, v) VALUES (?1, ?2)", (i, "z".repeat(500))).expect("insert");
-        }
+        let writer = writer_spilling(&path);
         // Pages spilled earlier and changed again are written over their first frames.
         writer.execute("UPDATE t SET v = 'changed' WHERE k % 7 = 0", []).expect("update");
         writer.execute_batch("COMMIT").expect("commit");
@@ -447,22 +458,14 @@ mod tests {
         assert_eq!(count(&copy), 2000);
         let changed: i64 = copy.query_row("SELECT count(*) FROM t WHERE v = 'changed'", [], |r| r.get(0)).expect("changed");
         assert_eq!(changed, 286);
-        let check: String = copy.query_row("PRAGMA integrity_check", [], |r| r.get(0)).expect("check");
-        assert_eq!(check, "ok");
+        assert_intact(&copy);
     }
 
     #[test]
-    fn frames_of_a_rolled_back_transaction_never_land_over_another_connections() {
+    fn a_rolled_back_transaction_then_another_connections_commit_leave_the_database_whole() {
         let dir = tempfile::tempdir().expect("dir");
         let path = dir.path().join("t.db");
-        let writer = open_layered(&path);
-        // A small page cache, so that a large transaction spills frames before it ends.
-        writer.pragma_update(None, "cache_size", 10).expect("cache");
-        writer.execute_batch("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)").expect("create");
-        writer.execute_batch("BEGIN").expect("begin");
-        for i in 0..2000 {
-            writer.execute("INSERT INTO t (k, v) VALUES (?1, ?2)", (i, "y".repeat(500))).expect("insert");
-        }
+        let writer = writer_spilling(&path);
         writer.execute_batch("ROLLBACK").expect("rollback");
         // Another connection writes the WAL where the spilled frames went.
         let other = Connection::open(&path).expect("other");
@@ -472,7 +475,43 @@ mod tests {
         let copy = recovered_copy(dir.path(), &path);
         let keys: Vec<i64> = copy.prepare("SELECT k FROM t ORDER BY k").expect("prepare").query_map([], |r| r.get(0)).expect("query").collect::<Result<_, _>>().expect("keys");
         assert_eq!(keys, vec![-2, -1, 1]);
-        let check: String = copy.query_row("PRAGMA integrity_check", [], |r| r.get(0)).expect("check");
-        assert_eq!(check, "ok");
+        assert_intact(&copy);
+    }
+
+    #[test]
+    fn frames_held_when_the_write_lock_is_released_are_dropped_and_others_reach_the_file() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("t.db");
+        let writer = open_layered(&path);
+        writer.execute_batch("CREATE TABLE t (k INTEGER PRIMARY KEY)").expect("create");
+        unsafe {
+            let db = writer.handle();
+            let (mut wal, mut main) = (std::ptr::null_mut::<ffi::sqlite3_file>(), std::ptr::null_mut::<ffi::sqlite3_file>());
+            let schema = c"main".as_ptr();
+            assert_eq!(ffi::sqlite3_file_control(db, schema, ffi::SQLITE_FCNTL_JOURNAL_POINTER, (&raw mut wal).cast()), ffi::SQLITE_OK);
+            assert_eq!(ffi::sqlite3_file_control(db, schema, ffi::SQLITE_FCNTL_FILE_POINTER, (&raw mut main).cast()), ffi::SQLITE_OK);
+            let (wal_methods, main_methods) = (&*(*wal).pMethods, &*(*main).pMethods);
+            let size = || {
+                let mut size = 0i64;
+                assert_eq!(wal_methods.xFileSize.expect("size")(wal, &mut size), ffi::SQLITE_OK);
+                size
+            };
+            let write = wal_methods.xWrite.expect("write");
+            let frame = |at: i64| {
+                let (header, page) = ([0u8; FRAME_HEADER], [7u8; 4096]);
+                assert_eq!(write(wal, header.as_ptr().cast(), FRAME_HEADER as c_int, at), ffi::SQLITE_OK);
+                assert_eq!(write(wal, page.as_ptr().cast(), 4096, at + FRAME_HEADER as i64), ffi::SQLITE_OK);
+            };
+            let end = size();
+            // A frame that no commit followed, then the write lock taken and given up.
+            frame(end);
+            let shm_lock = main_methods.xShmLock.expect("shm lock");
+            assert_eq!(shm_lock(main, WAL_WRITE_LOCK, 1, ffi::SQLITE_SHM_LOCK | ffi::SQLITE_SHM_EXCLUSIVE), ffi::SQLITE_OK);
+            assert_eq!(shm_lock(main, WAL_WRITE_LOCK, 1, ffi::SQLITE_SHM_UNLOCK | ffi::SQLITE_SHM_EXCLUSIVE), ffi::SQLITE_OK);
+            assert_eq!(size(), end);
+            // Held frames are written before any other use of the file (here, its size).
+            frame(end);
+            assert_eq!(size(), end + (FRAME_HEADER + 4096) as i64);
+        }
     }
 }
