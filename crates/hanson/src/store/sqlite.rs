@@ -96,7 +96,7 @@ fn open(path: &Path, read_only: bool) -> Result<Connection> {
     open_as(path, read_only, None)
 }
 
-/// The writer's connection: its WAL writes gathered into one per commit (`wal_writes`).
+/// The writer's connection: a commit's WAL frames passed on in a few large writes (`wal_writes`).
 fn open_writer(path: &Path) -> Result<Connection> {
     wal_writes::register()?;
     open_as(path, false, Some(wal_writes::NAME))
