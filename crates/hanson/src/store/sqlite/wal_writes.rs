@@ -235,61 +235,42 @@ unsafe extern "C" fn write(file: *mut ffi::sqlite3_file, data: *const c_void, am
     }
 }
 
-/// Writes what is held before a call that reads or changes the WAL file otherwise.
+/// Writes what is held (a WAL file's), then passes the call to SQLite's own file object:
+/// for the calls that read or change the file otherwise.
 macro_rules! after_held {
-    ($layer:expr) => {
-        if $layer.wal {
-            let rc = $layer.write_held();
+    ($file:expr, $method:ident, $missing:expr $(, $arg:expr)*) => {{
+        let layer = layer($file);
+        if layer.wal {
+            let rc = layer.write_held();
             if rc != ffi::SQLITE_OK {
                 return rc;
             }
         }
-    };
+        match methods(layer).$method {
+            Some(real) => real(layer.real $(, $arg)*),
+            None => $missing,
+        }
+    }};
 }
 
 unsafe extern "C" fn read(file: *mut ffi::sqlite3_file, data: *mut c_void, amount: c_int, offset: i64) -> c_int {
-    let layer = layer(file);
-    after_held!(layer);
-    match methods(layer).xRead {
-        Some(real_read) => real_read(layer.real, data, amount, offset),
-        None => ffi::SQLITE_IOERR_READ,
-    }
+    after_held!(file, xRead, ffi::SQLITE_IOERR_READ, data, amount, offset)
 }
 
 unsafe extern "C" fn truncate(file: *mut ffi::sqlite3_file, size: i64) -> c_int {
-    let layer = layer(file);
-    after_held!(layer);
-    match methods(layer).xTruncate {
-        Some(real_truncate) => real_truncate(layer.real, size),
-        None => ffi::SQLITE_IOERR_TRUNCATE,
-    }
+    after_held!(file, xTruncate, ffi::SQLITE_IOERR_TRUNCATE, size)
 }
 
 unsafe extern "C" fn sync(file: *mut ffi::sqlite3_file, flags: c_int) -> c_int {
-    let layer = layer(file);
-    after_held!(layer);
-    match methods(layer).xSync {
-        Some(real_sync) => real_sync(layer.real, flags),
-        None => ffi::SQLITE_IOERR_FSYNC,
-    }
+    after_held!(file, xSync, ffi::SQLITE_IOERR_FSYNC, flags)
 }
 
 unsafe extern "C" fn file_size(file: *mut ffi::sqlite3_file, size: *mut i64) -> c_int {
-    let layer = layer(file);
-    after_held!(layer);
-    match methods(layer).xFileSize {
-        Some(real_file_size) => real_file_size(layer.real, size),
-        None => ffi::SQLITE_IOERR_FSTAT,
-    }
+    after_held!(file, xFileSize, ffi::SQLITE_IOERR_FSTAT, size)
 }
 
 unsafe extern "C" fn file_control(file: *mut ffi::sqlite3_file, op: c_int, arg: *mut c_void) -> c_int {
-    let layer = layer(file);
-    after_held!(layer);
-    match methods(layer).xFileControl {
-        Some(real_file_control) => real_file_control(layer.real, op, arg),
-        None => ffi::SQLITE_NOTFOUND,
-    }
+    after_held!(file, xFileControl, ffi::SQLITE_NOTFOUND, op, arg)
 }
 
 unsafe extern "C" fn shm_lock(file: *mut ffi::sqlite3_file, offset: c_int, n: c_int, flags: c_int) -> c_int {
@@ -392,6 +373,13 @@ mod tests {
         conn
     }
 
+    /// A directory of its own and the database's path in it.
+    fn scratch() -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("t.db");
+        (dir, path)
+    }
+
     fn count(conn: &Connection) -> i64 {
         conn.query_row("SELECT count(*) FROM t", [], |r| r.get(0)).expect("count")
     }
@@ -425,8 +413,7 @@ mod tests {
 
     #[test]
     fn every_committed_frame_is_in_the_file_when_commit_returns() {
-        let dir = tempfile::tempdir().expect("dir");
-        let path = dir.path().join("t.db");
+        let (dir, path) = scratch();
         let writer = open_layered(&path);
         writer.execute_batch("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)").expect("create");
         let reader = Connection::open(&path).expect("reader");
@@ -448,8 +435,7 @@ mod tests {
 
     #[test]
     fn a_transaction_that_spills_frames_before_it_commits_is_whole() {
-        let dir = tempfile::tempdir().expect("dir");
-        let path = dir.path().join("t.db");
+        let (dir, path) = scratch();
         let writer = writer_spilling(&path);
         // Pages spilled earlier and changed again are written over their first frames.
         writer.execute("UPDATE t SET v = 'changed' WHERE k % 7 = 0", []).expect("update");
@@ -463,8 +449,7 @@ mod tests {
 
     #[test]
     fn a_rolled_back_transaction_then_another_connections_commit_leave_the_database_whole() {
-        let dir = tempfile::tempdir().expect("dir");
-        let path = dir.path().join("t.db");
+        let (dir, path) = scratch();
         let writer = writer_spilling(&path);
         writer.execute_batch("ROLLBACK").expect("rollback");
         // Another connection writes the WAL where the spilled frames went.
@@ -480,8 +465,7 @@ mod tests {
 
     #[test]
     fn frames_held_when_the_write_lock_is_released_are_dropped_and_others_reach_the_file() {
-        let dir = tempfile::tempdir().expect("dir");
-        let path = dir.path().join("t.db");
+        let (_dir, path) = scratch();
         let writer = open_layered(&path);
         writer.execute_batch("CREATE TABLE t (k INTEGER PRIMARY KEY)").expect("create");
         unsafe {
