@@ -122,14 +122,16 @@ pub fn placeholders(first: usize, count: usize) -> String {
     out
 }
 
-/// Statements are built on every call of the hot paths; one buffer, no formatting machinery.
+/// Statements are built on every call of the hot paths; one buffer, no formatting machinery
+/// (`write!` was 3% of the PostgreSQL batch thread, most of it the formatter's own work).
 fn push_placeholders(out: &mut String, first: usize, count: usize) {
-    use std::fmt::Write;
+    let mut number = itoa::Buffer::new();
     for i in first..first + count {
         if i > first {
             out.push_str(", ");
         }
-        let _ = write!(out, "${i}");
+        out.push('$');
+        out.push_str(number.format(i));
     }
 }
 
@@ -262,6 +264,8 @@ mod tests {
         assert_eq!(value_rows(1, 1), "($1)");
         assert_eq!(value_rows(2, 3), "($1, $2, $3), ($4, $5, $6)");
         assert_eq!(placeholders(9, 3), "$9, $10, $11");
+        assert_eq!(placeholders(98, 3), "$98, $99, $100");
+        assert_eq!(value_rows(1, 1_000_000).rsplit(' ').next(), Some("$1000000)"));
     }
 
     #[test]

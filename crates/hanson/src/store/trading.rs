@@ -485,13 +485,15 @@ impl KnownMarkets {
     pub fn committed(&mut self, carried: Carried, positions: Vec<(String, String, Option<Position>)>) {
         let (markets, seqs) = carried.into_markets_and_seqs();
         let mut taken = std::mem::take(&mut self.in_batch);
+        let mut by_outcome: HashMap<&str, Vec<&(String, String, Option<Position>)>> = HashMap::new();
+        for kept in &positions {
+            by_outcome.entry(kept.1.as_str()).or_default().push(kept);
+        }
         for (id, market) in markets {
             let Some(&seq) = seqs.get(&id) else { continue };
             let mut copied = taken.remove(&id).unwrap_or_default();
-            for (wallet, outcome, position) in &positions {
-                if market.outcomes.iter().any(|o| o.id.as_str() == outcome) {
-                    copied.insert((wallet.clone(), outcome.clone()), position.clone());
-                }
+            for (wallet, outcome, position) in market.outcomes.iter().filter_map(|o| by_outcome.get(o.id.as_str())).flatten() {
+                copied.insert((wallet.clone(), outcome.clone()), position.clone());
             }
             if self.copies.len() >= Self::MAX_COPIES || self.copied_positions + copied.len() > Self::MAX_POSITIONS {
                 self.copies.clear();
