@@ -167,8 +167,16 @@ pub async fn run_with(
     draining.send_replace(true);
     // Every connection holds a slot until it is done.
     let _all = slots.acquire_many(u32::try_from(capacity).unwrap_or(u32::MAX)).await;
+    // Upgraded WebSockets no longer hold a slot. A client that stops reading cannot keep
+    // the process from exiting: past the grace its socket is simply closed.
+    if tokio::time::timeout(WEBSOCKET_CLOSE_GRACE, state.hub.streams_ended()).await.is_err() {
+        tracing::warn!("streams still open after {WEBSOCKET_CLOSE_GRACE:?}; exiting without them");
+    }
     Ok(())
 }
+
+/// How long shutdown waits for WebSockets to send their close frames.
+const WEBSOCKET_CLOSE_GRACE: Duration = Duration::from_secs(5);
 
 /// Accept errors other than a client giving up (out of file descriptors, say) are retried
 /// after a pause rather than in a busy loop; open connections keep being served meanwhile.

@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use tokio::sync::broadcast::error::RecvError;
-use tokio::sync::{broadcast, mpsc, watch};
+use tokio::sync::{broadcast, mpsc, watch, Notify};
 
 use crate::domain::event::Published;
 use crate::domain::ids::{MarketId, WalletId};
@@ -147,6 +147,8 @@ pub struct Hub {
     settings: StreamSettings,
     open: AtomicUsize,
     open_per_ip: Mutex<HashMap<IpAddr, usize>>,
+    /// Signalled when the last open stream ends.
+    all_ended: Notify,
     closing: watch::Sender<bool>,
     /// Gap fills are spawned here, also from the PostgreSQL listener's thread.
     runtime: tokio::runtime::Handle,
@@ -242,7 +244,9 @@ pub struct StreamPermit {
 
 impl Drop for StreamPermit {
     fn drop(&mut self) {
-        self.hub.open.fetch_sub(1, Ordering::Relaxed);
+        if self.hub.open.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.hub.all_ended.notify_waiters();
+        }
         let mut per_ip = lock(&self.hub.open_per_ip);
         if let Some(n) = per_ip.get_mut(&self.ip) {
             *n -= 1;
@@ -265,6 +269,7 @@ impl Hub {
             settings,
             open: AtomicUsize::new(0),
             open_per_ip: Mutex::default(),
+            all_ended: Notify::new(),
             closing: watch::channel(false).0,
             runtime: tokio::runtime::Handle::current(),
             inbox,
@@ -307,6 +312,20 @@ impl Hub {
 
     pub fn close(&self) {
         self.closing.send_replace(true);
+    }
+
+    /// Resolves once no stream is open. A WebSocket outlives its HTTP connection, so shutdown
+    /// waits here for each one to send its close frame before the process exits.
+    pub async fn streams_ended(&self) {
+        loop {
+            let notified = self.all_ended.notified();
+            let mut notified = std::pin::pin!(notified);
+            notified.as_mut().enable();
+            if self.open.load(Ordering::Acquire) == 0 {
+                return;
+            }
+            notified.await;
+        }
     }
 
     fn feed(&self, market_id: &MarketId) -> Arc<MarketFeed> {
