@@ -93,8 +93,8 @@ pub async fn run(
     run_with(listener, store, settings, ConnectionLimits::default(), shutdown).await
 }
 
-/// Serves on `listener` until `shutdown` completes: then stops accepting, lets in-flight
-/// requests finish and closes idle connections (hyper-util's `GracefulShutdown`).
+/// Serves on `listener` until `shutdown` completes: then stops accepting, ends the streams,
+/// closes idle connections and lets in-flight requests finish, for at most `SHUTDOWN_GRACE`.
 ///
 /// Each accepted connection is served by hyper's HTTP/1.1 connection (keep-alive on) over
 /// the router, under a watchdog enforcing the header and idle timeouts of `limits`.
@@ -165,18 +165,22 @@ pub async fn run_with(
     let capacity = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
     tracing::debug!(connections = capacity - slots.available_permits(), "stopped accepting; waiting for open connections");
     draining.send_replace(true);
-    // Every connection holds a slot until it is done.
-    let _all = slots.acquire_many(u32::try_from(capacity).unwrap_or(u32::MAX)).await;
-    // Upgraded WebSockets no longer hold a slot. A client that stops reading cannot keep
-    // the process from exiting: past the grace its socket is simply closed.
-    if tokio::time::timeout(WEBSOCKET_CLOSE_GRACE, state.hub.streams_ended()).await.is_err() {
-        tracing::warn!("streams still open after {WEBSOCKET_CLOSE_GRACE:?}; exiting without them");
+    // Every connection holds a slot until it is done; an upgraded WebSocket no longer does,
+    // so its stream is waited for too, until it has sent its close frame. A client that stops
+    // reading cannot hold the exit: past the grace its socket is simply closed.
+    let drained = async {
+        let _all = slots.acquire_many(u32::try_from(capacity).unwrap_or(u32::MAX)).await;
+        state.hub.streams_ended().await;
+    };
+    if tokio::time::timeout(SHUTDOWN_GRACE, drained).await.is_err() {
+        tracing::warn!("connections still open after {SHUTDOWN_GRACE:?}; exiting without them");
     }
     Ok(())
 }
 
-/// How long shutdown waits for WebSockets to send their close frames.
-const WEBSOCKET_CLOSE_GRACE: Duration = Duration::from_secs(5);
+/// How long shutdown waits for in-flight requests and streams to end: below the 30 s an
+/// orchestrator commonly allows before it kills the process.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
 
 /// Accept errors other than a client giving up (out of file descriptors, say) are retried
 /// after a pause rather than in a busy loop; open connections keep being served meanwhile.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::{close_code, CloseFrame, Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
@@ -387,7 +387,8 @@ async fn run_websocket(app: AppState, mut socket: WebSocket, _permit: StreamPerm
         let text = tokio::select! {
             biased;
             _ = closing.changed() => {
-                let _ = socket.send(Message::Close(None)).await;
+                let going_away = CloseFrame { code: close_code::AWAY, reason: "server shutting down".into() };
+                let _ = socket.send(Message::Close(Some(going_away))).await;
                 return;
             }
             message = socket.recv() => match message {
