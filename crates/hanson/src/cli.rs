@@ -124,6 +124,10 @@ struct ServeArgs {
     /// Seconds a keep-alive connection may stay open with no request in flight.
     #[arg(long, env = "HANSON_IDLE_TIMEOUT_SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
     idle_timeout_secs: u64,
+    /// Seconds a shutdown (SIGTERM, Ctrl-C) gives requests in flight and streams to end
+    /// before the process exits without them.
+    #[arg(long, env = "HANSON_SHUTDOWN_GRACE_SECS", default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=3_600))]
+    shutdown_grace_secs: u64,
     /// Most client connections open at once; beyond it new ones wait to be accepted.
     #[arg(long, env = "HANSON_MAX_CONNECTIONS", default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     max_connections: u32,
@@ -291,6 +295,7 @@ async fn run(command: Command) -> Result<()> {
                 body_read_timeout: std::time::Duration::from_secs(args.body_read_timeout_secs),
                 idle_timeout: std::time::Duration::from_secs(args.idle_timeout_secs),
                 max_connections: args.max_connections as usize,
+                shutdown_grace: std::time::Duration::from_secs(args.shutdown_grace_secs),
             };
             serve(ServeConfig {
                 listen: args.listen,

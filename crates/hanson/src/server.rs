@@ -69,6 +69,9 @@ pub struct ConnectionLimits {
     pub idle_timeout: Duration,
     /// Connections served at once; at the limit the server stops accepting until one closes.
     pub max_connections: usize,
+    /// At shutdown, how long requests in flight and streams may take to end before the
+    /// process exits without them.
+    pub shutdown_grace: Duration,
 }
 
 impl Default for ConnectionLimits {
@@ -78,6 +81,8 @@ impl Default for ConnectionLimits {
             body_read_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(60),
             max_connections: 10_000,
+            // Below the 30 s an orchestrator commonly allows before it kills the process.
+            shutdown_grace: Duration::from_secs(20),
         }
     }
 }
@@ -94,7 +99,8 @@ pub async fn run(
 }
 
 /// Serves on `listener` until `shutdown` completes: then stops accepting, ends the streams,
-/// closes idle connections and lets in-flight requests finish, for at most `SHUTDOWN_GRACE`.
+/// closes idle connections and lets in-flight requests finish, for at most
+/// `limits.shutdown_grace`.
 ///
 /// Each accepted connection is served by hyper's HTTP/1.1 connection (keep-alive on) over
 /// the router, under a watchdog enforcing the header and idle timeouts of `limits`.
@@ -172,15 +178,11 @@ pub async fn run_with(
         let _all = slots.acquire_many(u32::try_from(capacity).unwrap_or(u32::MAX)).await;
         state.hub.streams_ended().await;
     };
-    if tokio::time::timeout(SHUTDOWN_GRACE, drained).await.is_err() {
-        tracing::warn!("connections still open after {SHUTDOWN_GRACE:?}; exiting without them");
+    if tokio::time::timeout(limits.shutdown_grace, drained).await.is_err() {
+        tracing::warn!(grace = ?limits.shutdown_grace, "connections still open at the end of the shutdown grace; exiting without them");
     }
     Ok(())
 }
-
-/// How long shutdown waits for in-flight requests and streams to end: below the 30 s an
-/// orchestrator commonly allows before it kills the process.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(20);
 
 /// Accept errors other than a client giving up (out of file descriptors, say) are retried
 /// after a pause rather than in a busy loop; open connections keep being served meanwhile.

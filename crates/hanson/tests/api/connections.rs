@@ -34,6 +34,7 @@ fn limits(header_secs: u64, body_secs: u64, idle_secs: u64, max_connections: usi
         body_read_timeout: Duration::from_secs(body_secs),
         idle_timeout: Duration::from_secs(idle_secs),
         max_connections,
+        ..ConnectionLimits::default()
     }
 }
 
@@ -344,4 +345,30 @@ async fn shutdown_stops_accepting_closes_idle_connections_and_finishes_requests_
     let response = timeout(Duration::from_secs(5), read_response(&mut busy)).await.expect("the request in flight is answered");
     assert!(response.starts_with("HTTP/1.1 408"), "{response}");
     timeout(Duration::from_secs(5), server).await.expect("the server stops").unwrap().expect("stops cleanly");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_waits_for_a_request_in_flight_no_longer_than_its_grace() {
+    let db = TestDatabase::create();
+    let store = Store::open(&db.url).expect("open store");
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let address = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let shutdown = async {
+        let _ = stopped.await;
+    };
+    // The body timeout (60 s) would hold the request far longer than the grace (1 s).
+    let limits = ConnectionLimits { shutdown_grace: Duration::from_secs(1), ..limits(10, 60, 60, 100) };
+    let server = tokio::spawn(hanson::server::run_with(listener, store, Settings::default(), limits, shutdown));
+
+    let mut busy = TcpStream::connect(address).await.unwrap();
+    busy.write_all(b"POST /v1/markets/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let started = Instant::now();
+    stop.send(()).unwrap();
+    timeout(Duration::from_secs(10), server).await.expect("the server stops after its grace").unwrap().expect("stops cleanly");
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_millis(950), "it waited for the request in flight: {waited:?}");
 }
