@@ -312,8 +312,17 @@ async fn the_rate_limiter_still_sees_each_peer_address() {
     assert!(from("127.0.0.2").await.starts_with("HTTP/1.1 200"), "another address has its own bucket");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn shutdown_stops_accepting_closes_idle_connections_and_finishes_requests_in_flight() {
+/// A server with these limits that shuts down when the sender is used or dropped, and a
+/// connection holding a request in flight (its headers are in, its body never completes).
+struct Stoppable {
+    address: SocketAddr,
+    stop: tokio::sync::oneshot::Sender<()>,
+    server: tokio::task::JoinHandle<hanson::error::Result<()>>,
+    busy: TcpStream,
+    _db: TestDatabase,
+}
+
+async fn stoppable_with_a_request_in_flight(limits: ConnectionLimits) -> Stoppable {
     let db = TestDatabase::create();
     let store = Store::open(&db.url).expect("open store");
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
@@ -322,16 +331,19 @@ async fn shutdown_stops_accepting_closes_idle_connections_and_finishes_requests_
     let shutdown = async {
         let _ = stopped.await;
     };
-    let server =
-        tokio::spawn(hanson::server::run_with(listener, store, Settings::default(), limits(10, 2, 60, 100), shutdown));
-
-    let mut idle = TcpStream::connect(address).await.unwrap();
-    assert!(healthz_on(&mut idle).await.starts_with("HTTP/1.1 200"));
-    // A request in flight: its headers are in, its body never completes.
+    let server = tokio::spawn(hanson::server::run_with(listener, store, Settings::default(), limits, shutdown));
     let mut busy = TcpStream::connect(address).await.unwrap();
     busy.write_all(b"POST /v1/markets/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
         .await
         .unwrap();
+    Stoppable { address, stop, server, busy, _db: db }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_stops_accepting_closes_idle_connections_and_finishes_requests_in_flight() {
+    let Stoppable { address, stop, server, mut busy, _db } = stoppable_with_a_request_in_flight(limits(10, 2, 60, 100)).await;
+    let mut idle = TcpStream::connect(address).await.unwrap();
+    assert!(healthz_on(&mut idle).await.starts_with("HTTP/1.1 200"));
     tokio::time::sleep(Duration::from_millis(300)).await;
     stop.send(()).unwrap();
 
@@ -349,22 +361,10 @@ async fn shutdown_stops_accepting_closes_idle_connections_and_finishes_requests_
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_waits_for_a_request_in_flight_no_longer_than_its_grace() {
-    let db = TestDatabase::create();
-    let store = Store::open(&db.url).expect("open store");
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let address = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let shutdown = async {
-        let _ = stopped.await;
-    };
     // The body timeout (60 s) would hold the request far longer than the grace (1 s).
     let limits = ConnectionLimits { shutdown_grace: Duration::from_secs(1), ..limits(10, 60, 60, 100) };
-    let server = tokio::spawn(hanson::server::run_with(listener, store, Settings::default(), limits, shutdown));
-
-    let mut busy = TcpStream::connect(address).await.unwrap();
-    busy.write_all(b"POST /v1/markets/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
-        .await
-        .unwrap();
+    // `_busy` keeps the connection, and so its request, open.
+    let Stoppable { stop, server, busy: _busy, _db, .. } = stoppable_with_a_request_in_flight(limits).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     let started = Instant::now();
     stop.send(()).unwrap();
