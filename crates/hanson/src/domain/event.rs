@@ -209,7 +209,7 @@ impl Event {
         let kind = self.kind();
         fn write<D: Serialize>(id: &str, kind: &'static str, at: Micros, market_id: Option<&MarketId>, seq: Option<i64>, data: D) -> Result<String> {
             let envelope = Envelope { id, kind, timestamp: Timestamp(at), market_id, seq, data };
-            // Room for a trade's envelopes at once: growing from empty copied each several times.
+            // Room for a whole envelope: one grown from empty was copied several times.
             let mut text = Vec::with_capacity(1024);
             serde_json::to_writer(&mut text, &envelope).map_err(Error::internal)?;
             String::from_utf8(text).map_err(Error::internal)
