@@ -130,6 +130,14 @@ pub fn audit(c: &mut dyn Conn) -> Result<Report> {
         ));
     }
 
+    // Each record's number is its own. PostgreSQL has no primary key on these append-only
+    // records (migration 0018): their identity sequences number them, and this is the check.
+    for (record, table, column) in [("transfer", "transfers", "id"), ("trade", "trades", "seq"), ("price point", "price_points", "seq")] {
+        for r in c.query(&format!("SELECT {column}, count(*) FROM {table} GROUP BY {column} HAVING count(*) > 1 ORDER BY {column}"), &[])? {
+            report.fail(format!("{record} number {} is taken by {} records", r.int(0)?, r.int(1)?));
+        }
+    }
+
     // Per market: shares, volume and pool consistent with positions, trades and settlement.
     let market_rows = c.query("SELECT id, status, total_volume, trade_count, payout_num, payout_den, winning_outcome_id FROM markets", &[])?;
     for m in market_rows {

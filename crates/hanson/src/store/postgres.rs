@@ -58,6 +58,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (15, include_str!("../../migrations/postgres/0015_trade_record_keys.sql")),
     (16, include_str!("../../migrations/postgres/0016_market_rows_without_volume_indexes.sql")),
     (17, include_str!("../../migrations/postgres/0017_positions_by_pair_only.sql")),
+    (18, include_str!("../../migrations/postgres/0018_append_only_records_without_primary_keys.sql")),
 ];
 
 /// Key of the advisory lock that serializes migrations of nodes starting at the same time.

@@ -45,6 +45,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (15, include_str!("../../migrations/sqlite/0015_trade_record_keys.sql")),
     (16, include_str!("../../migrations/sqlite/0016_market_rows_without_volume_indexes.sql")),
     (17, include_str!("../../migrations/sqlite/0017_positions_by_pair_only.sql")),
+    (18, include_str!("../../migrations/sqlite/0018_append_only_records_without_primary_keys.sql")),
 ];
 
 /// Most jobs one commit carries. Commits no longer wait for the disk, so small batches are

@@ -898,6 +898,50 @@ async fn the_audit_finds_trades_positions_and_points_that_name_another_markets_o
     assert_eq!(problems, expected, "{report}");
 }
 
+/// Transfers, trades and price points have no primary key on PostgreSQL (migration 0018):
+/// the audit finds a number two records share. On SQLite the number is the rowid, and the
+/// database itself refuses the duplicate.
+#[tokio::test]
+async fn the_audit_finds_a_transfer_trade_or_price_point_number_taken_twice() {
+    use hanson::store::sql::Param;
+    let a = Arena::new(1, 100 * ONE_TOKEN).await;
+    for outcome in [0, 1] {
+        let r = a.bet(&a.traders[0], outcome, ONE_TOKEN).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    }
+    let (ok, report) = audit(&a.f.app);
+    assert!(ok, "{report}");
+    let store = hanson::store::Store::open(&a.f.app.database_url).unwrap();
+    // Each table's newest record takes the number of its oldest; no amount changes.
+    let renumbered = store
+        .write(|c| {
+            let mut taken = Vec::new();
+            for (table, column) in [("transfers", "id"), ("trades", "seq"), ("price_points", "seq")] {
+                let first = c.query_one(&format!("SELECT min({column}) FROM {table}"), &[])?.int(0)?;
+                let last = c.query_one(&format!("SELECT max({column}) FROM {table}"), &[])?.int(0)?;
+                c.exec(&format!("UPDATE {table} SET {column} = $1 WHERE {column} = $2"), &[Param::Int(first), Param::Int(last)])?;
+                taken.push(first);
+            }
+            Ok(taken)
+        })
+        .await;
+    match crate::BACKEND {
+        Backend::Sqlite => assert!(renumbered.is_err(), "SQLite let two records share a rowid"),
+        Backend::Postgres => {
+            let taken = renumbered.expect("renumber the newest records");
+            let (ok, report) = audit(&a.f.app);
+            assert!(!ok, "{report}");
+            let problems: Vec<&str> = report.lines().skip(1).map(|l| l.trim_start_matches("  - ")).collect();
+            let expected: Vec<String> = ["transfer", "trade", "price point"]
+                .iter()
+                .zip(&taken)
+                .map(|(record, number)| format!("{record} number {number} is taken by 2 records"))
+                .collect();
+            assert_eq!(problems, expected, "{report}");
+        }
+    }
+}
+
 /// Runs `sql` on the test's database from a connection of its own, as another process would.
 fn change_elsewhere(app: &TestApp, sql: &str) {
     match crate::BACKEND {

@@ -1,0 +1,2 @@
+-- Nothing to do: the primary keys that migrations/postgres/0018 drops are SQLite's rowids,
+-- the tables' own b-trees, not indexes beside them.
