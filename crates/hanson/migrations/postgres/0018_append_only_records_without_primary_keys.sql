@@ -2,8 +2,8 @@
 -- sequence, and nothing looks one up by that number: the audit scans transfers, trades are
 -- found by `id` (still unique) and by their market, wallet or time, price points by their
 -- market or outcome. Their primary key indexes only cost every trade b-tree inserts and WAL
--- records: in many_markets about seven a trade (three transfers, the trade, a price point
--- per outcome) of its 40 WAL records (`pg_waldump --stats`, README "Performance").
+-- records: in many_markets six a trade (three transfers, the trade, a price point
+-- per outcome) of its 40 WAL records (docs/performance.md, "Primary keys nothing reads").
 -- Mirrors migrations/sqlite/0018.
 ALTER TABLE transfers DROP CONSTRAINT transfers_pkey;
 ALTER TABLE trades DROP CONSTRAINT trades_pkey;
