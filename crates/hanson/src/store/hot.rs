@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use super::events::Written;
 use super::sql::{Conn, Dialect};
 use crate::domain::candle::Candle;
-use crate::domain::market::Market;
+use crate::domain::market::{Market, Outcome};
 use crate::domain::position::Position;
 use crate::domain::session::Session;
 use crate::error::Result;
@@ -103,6 +103,8 @@ struct HotMarket {
     record: Market,
     /// Trades applied to `record` that the stored row does not count yet.
     trades: i64,
+    /// Indexes of the outcomes those trades changed: only their rows are written.
+    traded: Vec<usize>,
     candles: Vec<Candle>,
 }
 
@@ -134,7 +136,16 @@ impl TradeTotals {
 pub struct KeptMarket {
     pub record: Market,
     pub trades: i64,
+    /// Indexes of the outcomes the trades changed (a trade changes only its own outcome).
+    pub traded: Vec<usize>,
     pub candles: Vec<Candle>,
+}
+
+impl KeptMarket {
+    /// The outcomes whose rows the trades changed.
+    pub fn traded_outcomes(&self) -> impl Iterator<Item = &Outcome> + '_ {
+        self.traded.iter().map(|&i| &self.record.outcomes[i])
+    }
 }
 
 impl HotRows {
@@ -180,7 +191,7 @@ impl HotRows {
         }
         let (changed, unchanged): (Vec<HotMarket>, Vec<HotMarket>) = std::mem::take(&mut self.markets).into_iter().partition(|m| m.trades > 0);
         self.carry_markets(unchanged.into_iter().map(|m| m.record));
-        let markets = changed.into_iter().map(|m| KeptMarket { record: m.record, trades: m.trades, candles: m.candles }).collect();
+        let markets = changed.into_iter().map(|m| KeptMarket { record: m.record, trades: m.trades, traded: m.traded, candles: m.candles }).collect();
         let mut balances = Vec::new();
         for b in std::mem::take(&mut self.balances) {
             if let Some(carried) = &mut self.carried {
@@ -284,7 +295,7 @@ impl HotRows {
     /// Keeps a market just read from the store.
     pub fn keep(&mut self, record: Market) {
         if self.get(&record.id).is_none() {
-            self.markets.push(HotMarket { record, trades: 0, candles: Vec::new() });
+            self.markets.push(HotMarket { record, trades: 0, traded: Vec::new(), candles: Vec::new() });
         }
     }
 
@@ -297,6 +308,9 @@ impl HotRows {
         self.changes += 1;
         totals.apply_to(&mut m.record);
         m.trades += 1;
+        if !m.traded.contains(&totals.outcome) {
+            m.traded.push(totals.outcome);
+        }
         for candle in candles {
             if !m.candles.iter_mut().any(|kept| kept.absorb(&candle)) {
                 m.candles.push(candle);
@@ -321,15 +335,17 @@ pub fn flush(c: &mut dyn Conn) -> Result<()> {
         // table to update from a list of values.
         Dialect::Postgres => {
             super::ledger::set_balances(c, &balances)?;
+            let outcomes: Vec<&Outcome> = markets.iter().flat_map(KeptMarket::traded_outcomes).collect();
             let totals: Vec<(&Market, i64)> = markets.iter().map(|m| (&m.record, m.trades)).collect();
-            super::markets::write_totals_of(c, &totals)?;
+            super::markets::write_totals_of(c, &outcomes, &totals)?;
         }
         Dialect::Sqlite => {
             for (account_id, balance) in &balances {
                 super::ledger::set_balance(c, account_id, *balance)?;
             }
             for m in &markets {
-                super::markets::write_totals(c, &m.record, &m.record.outcomes, m.trades)?;
+                let outcomes: Vec<&Outcome> = m.traded_outcomes().collect();
+                super::markets::write_totals(c, &m.record, &outcomes, m.trades)?;
             }
         }
     }

@@ -1010,7 +1010,7 @@ fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &Sear
 }
 
 /// Stores a market's totals after `trades` more trades, and those of `outcomes` (of it).
-pub fn write_totals(c: &mut dyn Conn, m: &Market, outcomes: &[Outcome], trades: i64) -> Result<()> {
+pub fn write_totals(c: &mut dyn Conn, m: &Market, outcomes: &[&Outcome], trades: i64) -> Result<()> {
     for o in outcomes {
         c.exec_later(
             "UPDATE outcomes SET total_shares = $1, total_volume = $2 WHERE id = $3",
@@ -1025,24 +1025,25 @@ pub fn write_totals(c: &mut dyn Conn, m: &Market, outcomes: &[Outcome], trades: 
     Ok(())
 }
 
-/// [`write_totals`] of several markets (each with all its outcomes), a statement per table.
-pub fn write_totals_of(c: &mut dyn Conn, markets: &[(&Market, i64)]) -> Result<()> {
+/// [`write_totals`] of several markets and `outcomes` of theirs, a statement per table.
+pub fn write_totals_of(c: &mut dyn Conn, outcomes: &[&Outcome], markets: &[(&Market, i64)]) -> Result<()> {
     if markets.is_empty() {
         return Ok(());
     }
-    let outcomes: Vec<&Outcome> = markets.iter().flat_map(|(m, _)| &m.outcomes).collect();
-    let mut params: Vec<Param<'_>> = Vec::with_capacity(outcomes.len() * 3);
-    for o in &outcomes {
-        params.extend([Param::Text(&o.id), Param::Money(o.total_shares), Param::Money(o.total_volume)]);
+    if !outcomes.is_empty() {
+        let mut params: Vec<Param<'_>> = Vec::with_capacity(outcomes.len() * 3);
+        for o in outcomes {
+            params.extend([Param::Text(&o.id), Param::Money(o.total_shares), Param::Money(o.total_volume)]);
+        }
+        c.exec_later(
+            &format!(
+                "WITH v(id, total_shares, total_volume) AS (VALUES {}) \
+                 UPDATE outcomes SET total_shares = v.total_shares, total_volume = v.total_volume FROM v WHERE outcomes.id = v.id",
+                value_rows(outcomes.len(), 3)
+            ),
+            &params,
+        )?;
     }
-    c.exec_later(
-        &format!(
-            "WITH v(id, total_shares, total_volume) AS (VALUES {}) \
-             UPDATE outcomes SET total_shares = v.total_shares, total_volume = v.total_volume FROM v WHERE outcomes.id = v.id",
-            value_rows(outcomes.len(), 3)
-        ),
-        &params,
-    )?;
     let mut params: Vec<Param<'_>> = Vec::with_capacity(markets.len() * 4);
     for (m, trades) in markets {
         params.extend([Param::Text(&m.id), Param::Money(m.total_volume), Param::Int(*trades), Param::Int(m.updated_at)]);

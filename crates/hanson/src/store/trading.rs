@@ -171,7 +171,7 @@ fn record_trade(c: &mut dyn Conn, t: &Trade, trader: &Trader, wallet_address: &s
     if let Some(candles) = unkept {
         let mut after = t.market.clone();
         totals.apply_to(&mut after);
-        markets::write_totals(c, &after, std::slice::from_ref(&after.outcomes[t.outcome]), 1)?;
+        markets::write_totals(c, &after, &[&after.outcomes[t.outcome]], 1)?;
         history::upsert_candles(c, &t.market.id, &candles)?;
     }
     Ok(())
