@@ -1,6 +1,6 @@
 //! PostgreSQL backend: a blocking client (`client`, tokio-postgres on a runtime of each
-//! connection's own) on tokio's blocking threads, a small pool of connections, one
-//! transaction per store call.
+//! connection's own) on long-lived reader threads (reads) and tokio's blocking threads
+//! (writes), a small pool of connections, one transaction per store call.
 //!
 //! Several `hanson serve` processes may share one database. Writes run in READ COMMITTED and
 //! lock the rows they read-then-change (`Conn::lock_clause` is ` FOR UPDATE` here), so money
@@ -93,6 +93,14 @@ pub struct PostgresBackend {
     pool: Arc<Pool>,
     /// The trade batcher's queue (see `batch`).
     trades: mpsc::Sender<Box<dyn batch::Member>>,
+    /// Reads wait here for a reader thread (`run_reader`).
+    reads: mpsc::Sender<ReadJob>,
+}
+
+/// A read, run by a reader thread on the pool.
+struct ReadJob {
+    queued: Instant,
+    run: Box<dyn FnOnce(&Pool) + Send>,
 }
 
 struct Pool {
@@ -209,9 +217,8 @@ impl Drop for InUse {
     }
 }
 
-/// A pool permit, the wait for it recorded.
-async fn permit(pool: &Pool) -> Result<tokio::sync::OwnedSemaphorePermit> {
-    let waiting = std::time::Instant::now();
+/// A pool permit, the wait for it since `waiting` recorded.
+async fn permit(pool: &Pool, waiting: Instant) -> Result<tokio::sync::OwnedSemaphorePermit> {
     let permit = pool.permits.clone().acquire_owned().await.map_err(Error::internal)?;
     crate::metrics::metrics().pool_wait_seconds.observe(waiting.elapsed().as_secs_f64());
     Ok(permit)
@@ -284,7 +291,16 @@ impl PostgresBackend {
             .join()
             .map_err(|_| Error::internal("PostgreSQL migration thread panicked"))??;
         let trades = batch::start(pool.clone())?;
-        Ok(PostgresBackend { pool, trades })
+        let (reads, read_queue) = mpsc::channel::<ReadJob>();
+        let read_queue = Arc::new(Mutex::new(read_queue));
+        for i in 0..max {
+            let (pool, queue) = (pool.clone(), read_queue.clone());
+            std::thread::Builder::new()
+                .name(format!("pg-reader-{i}"))
+                .spawn(move || run_reader(&pool, &queue))
+                .map_err(Error::internal)?;
+        }
+        Ok(PostgresBackend { pool, trades, reads })
     }
 
     /// Runs `op` in one READ COMMITTED transaction, again from the start if it loses a race.
@@ -294,7 +310,7 @@ impl PostgresBackend {
         F: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
     {
         let pool = self.pool.clone();
-        let permit = permit(&pool).await?;
+        let permit = permit(&pool, Instant::now()).await?;
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
             let _in_use = InUse::start();
@@ -313,21 +329,39 @@ impl PostgresBackend {
         batch::submit(&self.trades, keys, op).await
     }
 
-    /// Runs `op` on one REPEATABLE READ READ ONLY snapshot.
+    /// Runs `op` on one REPEATABLE READ READ ONLY snapshot, on a reader thread.
     pub async fn read<T, F>(&self, op: F) -> Result<T>
     where
         T: Send + 'static,
         F: FnOnce(&mut dyn Conn) -> Result<T> + Send + 'static,
     {
-        let pool = self.pool.clone();
-        let permit = permit(&pool).await?;
-        tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            let _in_use = InUse::start();
-            pool.transaction(true, op).0
-        })
-        .await
-        .map_err(|e| Error::internal(format!("read task failed: {e}")))?
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        let run = Box::new(move |pool: &Pool| {
+            let _ = reply.send(pool.transaction(true, op).0);
+        });
+        let job = ReadJob { queued: Instant::now(), run };
+        self.reads.send(job).map_err(|_| Error::internal("the PostgreSQL readers stopped"))?;
+        answer.await.map_err(|_| Error::internal("a PostgreSQL reader dropped a read"))?
+    }
+}
+
+/// Runs read jobs until every handle is gone, each under a pool permit. Reads queue here
+/// rather than for a permit: a reader that ends one takes the next without sleeping, where a
+/// blocking task per read woke a parked thread for each (PostgreSQL price_history: 10 context
+/// switches a request in the service; `docs/performance.md`).
+fn run_reader(pool: &Pool, queue: &Mutex<mpsc::Receiver<ReadJob>>) {
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread().build() else { return };
+    loop {
+        // The lock is held only while waiting for the next job, never while running one.
+        let next = match queue.lock() {
+            Ok(queue) => queue.recv(),
+            Err(_) => return,
+        };
+        let Ok(job) = next else { return };
+        // The wait recorded is the read's, from its queueing.
+        let Ok(_permit) = runtime.block_on(permit(pool, job.queued)) else { return };
+        let _in_use = InUse::start();
+        (job.run)(pool);
     }
 }
 

@@ -8,7 +8,7 @@ use serde_json::json;
 use tokio::net::TcpListener;
 
 use hanson::store::sql::{Param, Value};
-use hanson::store::Store;
+use hanson::store::{Store, StoreOptions};
 
 use crate::helpers::*;
 
@@ -106,6 +106,56 @@ async fn two_nodes_share_one_database() {
             app.client.get(format!("{base}/v1/providers/treasury")).bearer_auth(rotated["api_key"].as_str().unwrap()).send().await.unwrap();
         assert_eq!(new.status(), StatusCode::OK);
     }
+}
+
+/// A node allowed one pooled connection (`--db-max-connections 1`): reads queued for the
+/// reader thread and writes waiting for the permit that reader holds all finish, exactly,
+/// and the node never opens a second pooled connection.
+#[tokio::test]
+async fn one_pooled_connection_serves_concurrent_reads_and_writes() {
+    let app = TestApp::spawn().await;
+    let provider = app.create_provider("Acme");
+    let token_id = app.create_token("USDC");
+    app.fund_treasury(&provider, &token_id, 5 * ONE_TOKEN).await;
+    let url = format!("{}?application_name=hanson_one_connection", app.database_url);
+    let store = Store::open_with(&url, &StoreOptions { max_connections: 1, ..StoreOptions::default() }).expect("open store");
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(hanson::server::run(listener, store, hanson::api::Settings::default(), std::future::pending()));
+
+    let address = "0x00000000000000000000000000000000000000d2";
+    let requests = (0..48u128).map(|i| {
+        let request = match i % 3 {
+            0 => app.client.post(format!("{base}/v1/providers/wallets/deposits")).json(
+                &json!({ "wallet_address": address, "token_id": token_id, "amount": (i + 1).to_string(), "reference": uuid() }),
+            ),
+            1 => app.client.get(format!("{base}/v1/providers/treasury")),
+            _ => app.client.post(format!("{base}/v1/markets/search")).json(&json!({})),
+        };
+        let request = request.bearer_auth(&provider.key);
+        async move { request.send().await.unwrap().status() }
+    });
+    for (i, status) in futures_join_all(requests).await.into_iter().enumerate() {
+        let expected = if i % 3 == 0 { StatusCode::CREATED } else { StatusCode::OK };
+        assert_eq!(status, expected, "request {i}");
+    }
+    // Deposits of 1, 4, 7, ... 46 wei.
+    let deposited: u128 = (0..48u128).filter(|i| i % 3 == 0).map(|i| i + 1).sum();
+    let wallet = json_of(app.client.get(format!("{base}/v1/providers/wallets/{address}")).bearer_auth(&provider.key)).await;
+    assert_eq!(wallet["balances"][0]["balance"], deposited.to_string(), "{wallet}");
+
+    // The pool's connections, apart from the node's event listener.
+    let observer = Store::open(&app.database_url).unwrap();
+    let pooled = observer
+        .read(|c| {
+            c.query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'hanson_one_connection' AND query NOT LIKE 'LISTEN%'",
+                &[],
+            )
+        })
+        .await
+        .unwrap();
+    assert_eq!(pooled.0, vec![Value::Int(1)]);
 }
 
 /// Runs the futures concurrently (tokio tasks) and returns their outputs in order.
