@@ -14,6 +14,7 @@ pub mod ledger;
 pub mod markets;
 pub mod positions;
 pub mod postgres;
+mod readers;
 pub mod settings;
 pub mod shared_read;
 pub mod sql;

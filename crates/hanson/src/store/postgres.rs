@@ -33,6 +33,7 @@ use bytes::BytesMut;
 use tokio::sync::Semaphore;
 
 use super::hot::HotRows;
+use super::readers::{self, ReadQueue};
 use super::sql::{value_rows, Conn, Dialect, Param, Row, Value};
 use super::settings::StoreOptions;
 use crate::error::{Error, Result};
@@ -291,15 +292,8 @@ impl PostgresBackend {
             .join()
             .map_err(|_| Error::internal("PostgreSQL migration thread panicked"))??;
         let trades = batch::start(pool.clone())?;
-        let (reads, read_queue) = mpsc::channel::<ReadJob>();
-        let read_queue = Arc::new(Mutex::new(read_queue));
-        for i in 0..max {
-            let (pool, queue) = (pool.clone(), read_queue.clone());
-            std::thread::Builder::new()
-                .name(format!("pg-reader-{i}"))
-                .spawn(move || run_reader(&pool, &queue))
-                .map_err(Error::internal)?;
-        }
+        let reader_pool = pool.clone();
+        let reads = readers::start("pg-reader", max, move |queue| run_reader(&reader_pool, queue))?;
         Ok(PostgresBackend { pool, trades, reads })
     }
 
@@ -345,19 +339,13 @@ impl PostgresBackend {
     }
 }
 
-/// Runs read jobs until every handle is gone, each under a pool permit. Reads queue here
-/// rather than for a permit: a reader that ends one takes the next without sleeping, where a
-/// blocking task per read woke a parked thread for each (PostgreSQL price_history: 10 context
-/// switches a request in the service; `docs/performance.md`).
-fn run_reader(pool: &Pool, queue: &Mutex<mpsc::Receiver<ReadJob>>) {
+/// Runs read jobs until every handle is gone, each under a pool permit (one reader per
+/// pooled connection). Reads queue for a reader rather than for a permit, so a reader takes
+/// the next one without sleeping: a blocking task a read woke a parked thread for each
+/// (PostgreSQL price_history: ten context switches a request in the service).
+fn run_reader(pool: &Pool, queue: &ReadQueue<ReadJob>) {
     let Ok(runtime) = tokio::runtime::Builder::new_current_thread().build() else { return };
-    loop {
-        // The lock is held only while waiting for the next job, never while running one.
-        let next = match queue.lock() {
-            Ok(queue) => queue.recv(),
-            Err(_) => return,
-        };
-        let Ok(job) = next else { return };
+    while let Some(job) = queue.next() {
         // The wait recorded is the read's, from its queueing.
         let Ok(_permit) = runtime.block_on(permit(pool, job.queued)) else { return };
         let _in_use = InUse::start();

@@ -14,7 +14,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc, Mutex, OnceLock};
+use std::sync::{mpsc, Arc, OnceLock};
 
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OpenFlags, ToSql};
@@ -23,6 +23,7 @@ use tokio::sync::oneshot;
 mod wal_writes;
 
 use super::hot::{Carried, HotRows};
+use super::readers::{self, ReadQueue};
 use super::sql::{Conn, Dialect, Param, Row, Value};
 use super::settings::Undo;
 use crate::error::{Error, Result};
@@ -72,9 +73,7 @@ type ReadJob = Box<dyn FnOnce(Result<&Connection>) + Send>;
 #[derive(Clone)]
 pub struct SqliteBackend {
     jobs: mpsc::Sender<Job>,
-    /// Taken by READERS long-lived threads: a fixed set of threads keeps each connection's
-    /// statement cache and the allocator's per-thread heaps warm, where a pool of blocking
-    /// tasks kept starting threads and faulting in fresh memory under load.
+    /// Taken by READERS long-lived threads (`readers`), each with a connection of its own.
     reads: mpsc::Sender<ReadJob>,
     /// Held by every handle; the optimizer thread ends when the last handle is gone.
     _alive: Arc<()>,
@@ -198,15 +197,8 @@ impl SqliteBackend {
             .name("sqlite-optimize".into())
             .spawn(move || run_optimizer(optimizer, watch))
             .map_err(Error::internal)?;
-        let (reads, read_queue) = mpsc::channel::<ReadJob>();
-        let (read_queue, path) = (Arc::new(Mutex::new(read_queue)), Arc::new(path));
-        for i in 0..READERS {
-            let (queue, path) = (read_queue.clone(), path.clone());
-            std::thread::Builder::new()
-                .name(format!("sqlite-reader-{i}"))
-                .spawn(move || run_reader(&path, &queue))
-                .map_err(Error::internal)?;
-        }
+        let path = Arc::new(path);
+        let reads = readers::start("sqlite-reader", READERS, move |queue| run_reader(&path, queue))?;
         Ok(SqliteBackend { jobs, reads, _alive: alive })
     }
 
@@ -280,15 +272,9 @@ impl SqliteBackend {
 
 /// Runs read jobs until every handle is gone. The connection is opened at the first job, and
 /// again after a failed open.
-fn run_reader(path: &Path, queue: &Mutex<mpsc::Receiver<ReadJob>>) {
+fn run_reader(path: &Path, queue: &ReadQueue<ReadJob>) {
     let mut conn: Option<Connection> = None;
-    loop {
-        // The lock is held only while waiting for the next job, never while running one.
-        let next = match queue.lock() {
-            Ok(queue) => queue.recv(),
-            Err(_) => return,
-        };
-        let Ok(job) = next else { return };
+    while let Some(job) = queue.next() {
         if conn.is_none() {
             match open(path, true) {
                 Ok(opened) => conn = Some(opened),
