@@ -149,6 +149,15 @@ struct ServeArgs {
     /// `crates/hanson/web`), read on every request, instead of the copy built into the binary.
     #[arg(long, env = "HANSON_WEB_DIR")]
     web_dir: Option<std::path::PathBuf>,
+    /// Where the other nodes on the same PostgreSQL database reach this one (http:// or
+    /// https:// URL), to forward their bets and sells to it while it runs the trades.
+    /// Default: the address it listens on, unless that is 0.0.0.0 or [::].
+    #[arg(long, env = "HANSON_ADVERTISE_URL", value_parser = parse_advertise_url)]
+    advertise_url: Option<String>,
+    /// Neither forward this node's bets and sells to the node running the trades nor run
+    /// the other nodes': run its own, taking the trade batch lock in turns with the others.
+    #[arg(long, env = "HANSON_NO_TRADE_FORWARDING")]
+    no_trade_forwarding: bool,
     /// Delays before each retry of a failed webhook delivery, e.g. `1s,2s,4s` (units ms, s, m,
     /// h); each gets up to 20% jitter. The default is the contract's.
     #[arg(long, env = "HANSON_WEBHOOK_RETRY_SCHEDULE", default_value = "5s,5m,30m,2h,5h,10h,10h")]
@@ -253,6 +262,15 @@ fn parse_proxy(text: &str) -> std::result::Result<ipnet::IpNet, String> {
         .map_err(|_| format!("{text:?} is neither an IP address nor a CIDR range"))
 }
 
+fn parse_advertise_url(text: &str) -> std::result::Result<String, String> {
+    match url::Url::parse(text.trim()) {
+        Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() && url.path() == "/" && url.query().is_none() => {
+            Ok(url.as_str().trim_end_matches('/').to_string())
+        }
+        _ => Err(format!("{text:?} is not an http:// or https:// URL of a host (and port), without a path")),
+    }
+}
+
 fn print_json(value: serde_json::Value) {
     println!("{value}");
 }
@@ -281,6 +299,8 @@ async fn run(command: Command) -> Result<()> {
                     lag_limit: args.stream_lag_limit,
                 },
                 web_dir: args.web_dir,
+                advertise_url: args.advertise_url,
+                forward_trades: !args.no_trade_forwarding,
                 webhooks: crate::webhooks::SenderSettings {
                     schedule: args.webhook_retry_schedule,
                     allow_private: args.webhook_allow_private,

@@ -74,6 +74,10 @@ pub enum Error {
     /// 503: the database cannot be reached; the cause is logged, never sent.
     #[error("unavailable: {0}")]
     Unavailable(String),
+    /// 503: a forwarded trade reached the node running the trades, which did not answer;
+    /// it may have been made. The cause is logged, never sent.
+    #[error("outcome unknown: {0}")]
+    OutcomeUnknown(String),
     /// 500: the cause is logged, never sent.
     #[error("internal: {0}")]
     Internal(String),

@@ -55,6 +55,11 @@ pub struct Metrics {
     /// Markets whose search rendering this node keeps, and their bytes.
     pub rendered_markets: Gauge,
     pub rendered_bytes: Gauge,
+    /// Bets and sells this node sent to the trade leader, by outcome: `forwarded`,
+    /// `run_here` (the leader could not be reached), `failed` (no answer).
+    pub trades_forwarded: Family<Labels<1>, Counter>,
+    /// 1 while this node runs the trades of every node sharing its PostgreSQL database.
+    pub trade_leader: Gauge,
 }
 
 fn latency_buckets() -> impl Iterator<Item = f64> {
@@ -99,6 +104,10 @@ impl Metrics {
         registry.register("search_rendered_markets", "Markets whose search rendering this node keeps", rendered_markets.clone());
         let rendered_bytes = Gauge::default();
         registry.register("search_rendered_bytes", "Bytes of the search renderings this node keeps", rendered_bytes.clone());
+        let trades_forwarded = Family::<Labels<1>, Counter>::default();
+        registry.register("trades_forwarded", "Bets and sells sent to the trade leader, by outcome", trades_forwarded.clone());
+        let trade_leader = Gauge::default();
+        registry.register("trade_leader", "1 while this node runs the trades of every node on its database", trade_leader.clone());
         Metrics {
             registry,
             interned: Default::default(),
@@ -117,6 +126,8 @@ impl Metrics {
             open_streams,
             rendered_markets,
             rendered_bytes,
+            trades_forwarded,
+            trade_leader,
         }
     }
 

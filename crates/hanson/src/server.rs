@@ -112,7 +112,14 @@ pub async fn run_with(
     limits: ConnectionLimits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<()> {
-    let state = AppState::new(store, settings.into()).await?;
+    let settings: Settings = settings.into();
+    let advertised = settings.advertise_url.clone().or_else(|| {
+        let address = listener.local_addr().ok()?;
+        (!address.ip().is_unspecified()).then(|| format!("http://{address}"))
+    });
+    let advertised = advertised.filter(|_| settings.forward_trades);
+    let state = AppState::new(store, settings).await?;
+    api::forward::start(&state, advertised);
     let app = api::router(state.clone());
     let mut http = http1::Builder::new();
     // hyper's own `header_read_timeout` is off: in hyper 1.x its timer starts whenever the

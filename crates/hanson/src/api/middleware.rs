@@ -17,7 +17,7 @@ static REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
 
 /// The request id `request_id` settled on, for the request's span.
 #[derive(Clone)]
-struct RequestId(HeaderValue);
+pub(super) struct RequestId(pub(super) HeaderValue);
 
 /// Echoes a sane client request id or makes one; makes it available to error rendering.
 /// A path whose segments decode to a NUL names nothing: it is answered 404 here, before any
@@ -95,6 +95,12 @@ pub async fn rate_limit(State(app): State<AppState>, mut request: Request, next:
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |ConnectInfo(addr)| addr.ip());
+    // Another node forwarded this trade and has applied the limits to its client.
+    if let Some(ip) = super::forward::forwarded_client(&app.trade_route, request.headers()) {
+        request.extensions_mut().insert(ClientIp(ip));
+        request.extensions_mut().insert(super::forward::Forwarded);
+        return next.run(request).await;
+    }
     let ip = client_ip(peer, request.headers(), &app.trusted_proxies);
     request.extensions_mut().insert(ClientIp(ip));
     let limiters = &app.limiters;

@@ -51,7 +51,7 @@ fn error_description(status: u16) -> &'static str {
         422 => "Validation (validation_failed with errors[]) or a rule such as amount_too_large, unknown_token, bet_below_minimum",
         429 => "Rate limited (code rate_limited, with Retry-After)",
         431 => "More than 100 request headers, or a request head over 131,072 bytes (code headers_too_large); the connection closes",
-        503 => "The database is unavailable; nothing was changed (code service_unavailable, with Retry-After)",
+        503 => "The database is unavailable; nothing was changed (code service_unavailable, with Retry-After). On a bet or sell another node forwarded, code outcome_unknown: the node running the trades did not answer, so the trade may have been made; retry with the same Idempotency-Key",
         _ => "Internal error; only the request id is returned (code internal)",
     }
 }

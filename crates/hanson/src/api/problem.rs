@@ -37,7 +37,7 @@ impl Error {
             Error::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Error::Validation(_) | Error::Rule { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             Error::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
-            Error::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            Error::Unavailable(_) | Error::OutcomeUnknown(_) => StatusCode::SERVICE_UNAVAILABLE,
             Error::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -60,6 +60,7 @@ impl Error {
             Error::Validation(_) => "validation_failed",
             Error::RateLimited { .. } => "rate_limited",
             Error::Unavailable(_) => "service_unavailable",
+            Error::OutcomeUnknown(_) => "outcome_unknown",
             Error::Internal(_) => "internal",
         }
     }
@@ -82,6 +83,9 @@ impl Error {
             Error::Validation(_) => "one or more fields are invalid".into(),
             Error::RateLimited { retry_after_secs } => format!("too many requests; retry after {retry_after_secs} s"),
             Error::Unavailable(_) => "the database is unavailable; nothing was changed, retry shortly".into(),
+            Error::OutcomeUnknown(_) => {
+                "the node running the trades did not answer; the trade may have been made: retry with the same Idempotency-Key to learn its outcome".into()
+            }
             Error::Internal(_) => format!("internal error; request id {}", current_request_id()),
         }
     }
@@ -113,6 +117,7 @@ impl IntoResponse for Error {
         match &self {
             Error::Internal(cause) => tracing::error!(request_id = %current_request_id(), %cause, "internal error"),
             Error::Unavailable(cause) => tracing::warn!(request_id = %current_request_id(), %cause, "database unavailable"),
+            Error::OutcomeUnknown(cause) => tracing::warn!(request_id = %current_request_id(), %cause, "forwarded trade unanswered"),
             _ => {}
         }
         let body = serde_json::to_vec(&self.problem()).unwrap_or_default();
@@ -122,7 +127,7 @@ impl IntoResponse for Error {
         let retry_after = match self {
             Error::RateLimited { retry_after_secs } => Some(retry_after_secs),
             // A restarting database is typically back within a second or two.
-            Error::Unavailable(_) => Some(UNAVAILABLE_RETRY_AFTER_SECS),
+            Error::Unavailable(_) | Error::OutcomeUnknown(_) => Some(UNAVAILABLE_RETRY_AFTER_SECS),
             _ => None,
         };
         if matches!(self, Error::UpgradeRequired) {

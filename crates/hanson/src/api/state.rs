@@ -50,6 +50,12 @@ pub struct Settings {
     /// Serve the web app from this directory instead of the copy built into the binary.
     pub web_dir: Option<std::path::PathBuf>,
     pub webhooks: crate::webhooks::SenderSettings,
+    /// Where other nodes reach this one, to forward their trades to it when it runs them
+    /// (`forward`); None: the address it listens on, unless that is a wildcard.
+    pub advertise_url: Option<String>,
+    /// Take part in the trade lead (`forward`): forward trades to the leader, or lead.
+    /// Off, this node runs its own trades under the batch lock, as every node can.
+    pub forward_trades: bool,
 }
 
 impl Default for Settings {
@@ -63,6 +69,8 @@ impl Default for Settings {
             streams: StreamSettings::default(),
             web_dir: None,
             webhooks: Default::default(),
+            advertise_url: None,
+            forward_trades: true,
         }
     }
 }
@@ -113,6 +121,8 @@ pub struct Shared {
     pub webhooks: crate::webhooks::SenderSettings,
     /// Wakes this node's webhook sender (a delivery became due now).
     pub webhooks_wake: Arc<crate::webhooks::Wake>,
+    /// Where this node's bets and sells run (`forward`).
+    pub trade_route: Arc<super::forward::TradeRoute>,
 }
 
 impl AppState {
@@ -149,6 +159,7 @@ impl AppState {
             web: Arc::new(super::web::WebApp::new(settings.web_dir)),
             webhooks: settings.webhooks,
             webhooks_wake,
+            trade_route: Arc::default(),
             limiters: Arc::new(Limiters {
                 auth_per_ip: Limiter::new(limits.auth_per_ip),
                 general_per_ip: Limiter::new(limits.general_per_ip),

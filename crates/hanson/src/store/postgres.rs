@@ -15,6 +15,7 @@
 pub mod admin;
 mod batch;
 mod client;
+pub mod leader;
 mod numeric;
 
 use std::collections::HashMap;

@@ -1,5 +1,7 @@
 //! Two `hanson serve` processes on one PostgreSQL database: trades through both land exactly
-//! once, the books balance, and a logout on one node is seen by the other at once.
+//! once, the books balance, and a logout on one node is seen by the other at once; each
+//! node's trades run under the batch lock in turns, or (by default) on the trade leader the
+//! others forward them to, and another node leads when the leader dies.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -12,6 +14,7 @@ use crate::concurrency::{replay, trades_in_order};
 use crate::helpers::*;
 use crate::trading::{audit, Trader};
 use crate::users::{login_message, Session, TestWallet};
+use hanson::api::Settings;
 
 /// A real `hanson serve` process, killed when dropped.
 struct Node {
@@ -21,8 +24,18 @@ struct Node {
 
 impl Node {
     fn start(database_url: &str) -> Node {
+        Node::start_with(database_url, &[])
+    }
+
+    /// A node that runs its own trades under the batch lock, as every node can.
+    fn without_forwarding(database_url: &str) -> Node {
+        Node::start_with(database_url, &["--no-trade-forwarding"])
+    }
+
+    fn start_with(database_url: &str, extra: &[&str]) -> Node {
         let mut child = Command::new(BIN)
             .args(["serve", "--listen", "127.0.0.1:0", "--database-url", database_url, "--auth-rate-per-ip", "0"])
+            .args(extra)
             // 400 trades queue on one market's lock across both nodes; with the rest of the
             // suite running beside them a wait can pass the default 5 s statement timeout.
             // This test is about exactly-once across nodes, not latency under that load.
@@ -62,8 +75,8 @@ async fn post(client: &reqwest::Client, url: String, bearer: &str, body: Value) 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_serve_processes_trade_one_market_exactly_once() {
     let limits = hanson::api::Limits { auth_per_ip: hanson::api::ratelimit::Rule::OFF, ..Default::default() };
-    let f = Fixture::new_with(limits).await;
-    let nodes = [Node::start(&f.app.database_url), Node::start(&f.app.database_url)];
+    let f = Fixture::new_with(Settings { limits, forward_trades: false, ..Settings::default() }).await;
+    let nodes = [Node::without_forwarding(&f.app.database_url), Node::without_forwarding(&f.app.database_url)];
     let hot = f.market(2).await;
     let side = f.market(3).await;
     let client = reqwest::Client::new();
@@ -194,8 +207,8 @@ fn sample(text: &str, name: &str, labels: &str) -> Option<f64> {
 /// number is taken once (no node's batch failed and ran its trades again), and the books balance.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn trades_through_three_servers_in_turn_each_see_what_the_others_wrote() {
-    let f = Fixture::new().await;
-    let nodes = [Node::start(&f.app.database_url), Node::start(&f.app.database_url)];
+    let f = Fixture::new_with(Settings { forward_trades: false, ..Settings::default() }).await;
+    let nodes = [Node::without_forwarding(&f.app.database_url), Node::without_forwarding(&f.app.database_url)];
     let bases = [f.app.base.clone(), nodes[0].base.clone(), nodes[1].base.clone()];
     let market = f.market(2).await;
     let market_id = market["id"].as_str().unwrap();
@@ -241,6 +254,230 @@ async fn trades_through_three_servers_in_turn_each_see_what_the_others_wrote() {
         let text = client.get(format!("{base}/metrics")).send().await.unwrap().text().await.unwrap();
         assert_eq!(sample(&text, "hanson_postgres_write_retries_total", r#"cause="batch""#), None, "{base}: {text}");
     }
+    let (passed, report) = audit(&f.app);
+    assert!(passed, "{report}");
+}
+
+async fn metrics_of(client: &reqwest::Client, base: &str) -> String {
+    client.get(format!("{base}/metrics")).send().await.unwrap().text().await.unwrap()
+}
+
+/// The trades a node committed itself, bets and sells.
+fn committed_trades(text: &str) -> f64 {
+    ["buy", "sell"].iter().filter_map(|kind| sample(text, "hanson_trades_total", &format!(r#"kind="{kind}""#))).sum()
+}
+
+/// Waits up to 10 s for the node at `base` to lead the trades.
+async fn until_leading(client: &reqwest::Client, base: &str) {
+    for _ in 0..100 {
+        let text = metrics_of(client, base).await;
+        if text.lines().any(|line| line == "hanson_trade_leader 1") {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("{base} never took the trade lead");
+}
+
+fn bet_body(session: &Session, market: &Value, outcome: usize, amount: u128) -> Value {
+    json!({ "session_id": session.session_id, "outcome_id": market["outcomes"][outcome]["id"], "amount": amount.to_string() })
+}
+
+/// Wallets funded with 100 tokens each, logged in through `base`.
+async fn traders_at(f: &Fixture, client: &reqwest::Client, base: &str, count: usize) -> Vec<Arc<Trader>> {
+    let mut traders = Vec::new();
+    for _ in 0..count {
+        let wallet = TestWallet::random();
+        let wallet_id = f.app.fund_wallet(&f.provider, &f.token_id, &wallet.address, 100 * ONE_TOKEN).await;
+        let session = login_at(client, base, &f.provider.id, &wallet).await;
+        traders.push(Arc::new(Trader { wallet, session, wallet_id }));
+    }
+    traders
+}
+
+/// With forwarding (the default), the first node takes the trade lead and the second sends it
+/// its bets and sells: each is answered as the leader answered it (request id and idempotency
+/// key included), runs on the leader alone, and is recorded exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_follower_forwards_its_trades_to_the_leader_exactly_once() {
+    // The test's own server stays out of the lead.
+    let f = Fixture::new_with(Settings { forward_trades: false, ..Settings::default() }).await;
+    let client = reqwest::Client::new();
+    let leader = Node::start(&f.app.database_url);
+    until_leading(&client, &leader.base).await;
+    let follower = Node::start(&f.app.database_url);
+    let market = f.market(2).await;
+    let market_id = market["id"].as_str().unwrap().to_string();
+    let traders = traders_at(&f, &client, &follower.base, 8).await;
+    let bet_url = |base: &str| format!("{base}/v1/markets/{market_id}/bet");
+
+    // The follower reads who leads when it starts; until it has, it runs trades itself.
+    let mut opening = 0;
+    loop {
+        let (status, body) = post(&client, bet_url(&follower.base), &traders[0].session.access_token, bet_body(&traders[0].session, &market, 0, ONE_TOKEN)).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        opening += 1;
+        if sample(&metrics_of(&client, &follower.base).await, "hanson_trades_forwarded_total", r#"outcome="forwarded""#) == Some(1.0) {
+            break;
+        }
+        assert!(opening < 50, "the follower never forwarded a trade");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+
+    // Answered as the leader answers: the client's request id, and its idempotency key kept
+    // by the leader (the same key straight to the leader replays the forwarded bet).
+    let t = &traders[1];
+    let keyed = |base: &str| {
+        client.post(bet_url(base)).bearer_auth(&t.session.access_token).header("Idempotency-Key", "forwarded-once").json(&bet_body(&t.session, &market, 1, 2 * ONE_TOKEN))
+    };
+    let through_follower = keyed(&follower.base).header("x-request-id", "forwarded-request-1").send().await.unwrap();
+    assert_eq!(through_follower.status(), StatusCode::OK);
+    assert_eq!(through_follower.headers()["x-request-id"], "forwarded-request-1");
+    let first: Value = through_follower.json().await.unwrap();
+    let again: Value = keyed(&leader.base).send().await.unwrap().json().await.unwrap();
+    assert_eq!(again["bet_id"], first["bet_id"], "{again}");
+    assert_eq!(again["balance_after"], first["balance_after"], "{again}");
+
+    let follower_committed = committed_trades(&metrics_of(&client, &follower.base).await);
+    let forwarded_before = sample(&metrics_of(&client, &follower.base).await, "hanson_trades_forwarded_total", r#"outcome="forwarded""#).unwrap();
+    let mut tasks = tokio::task::JoinSet::new();
+    for n in 0..80usize {
+        let (t, client, market) = (traders[n % 8].clone(), client.clone(), market.clone());
+        let base = if n % 4 == 0 { leader.base.clone() } else { follower.base.clone() };
+        tasks.spawn(async move {
+            let url = format!("{base}/v1/markets/{}/bet", market["id"].as_str().unwrap());
+            post(&client, url, &t.session.access_token, bet_body(&t.session, &market, n % 2, ONE_TOKEN / 8 + n as u128 * 1_000_003)).await
+        });
+    }
+    let mut acknowledged = vec![first["bet_id"].as_str().unwrap().to_string()];
+    while let Some(joined) = tasks.join_next().await {
+        let (status, body) = joined.unwrap();
+        assert_eq!(status, StatusCode::OK, "{body}");
+        acknowledged.push(body["bet_id"].as_str().unwrap().to_string());
+    }
+    // The 60 through the follower ran on the leader.
+    let text = metrics_of(&client, &follower.base).await;
+    assert_eq!(sample(&text, "hanson_trades_forwarded_total", r#"outcome="forwarded""#), Some(forwarded_before + 60.0), "{text}");
+    assert_eq!(committed_trades(&text), follower_committed, "{text}");
+    assert!(text.lines().any(|line| line == "hanson_trade_leader 0"), "{text}");
+
+    let trades = trades_in_order(&f.app, &market_id).await;
+    assert_eq!(trades.len(), opening + 1 + 80);
+    let mut recorded: Vec<String> = trades.iter().map(|t| t["id"].as_str().unwrap().to_string()).collect();
+    for id in &acknowledged {
+        assert!(recorded.contains(id), "acknowledged trade {id} is missing");
+    }
+    recorded.sort();
+    recorded.dedup();
+    assert_eq!(recorded.len(), trades.len(), "no trade recorded twice");
+    replay(&f.app.get(&format!("/v1/markets/{market_id}"), None).await.body, &trades);
+    let (passed, report) = audit(&f.app);
+    assert!(passed, "{report}");
+}
+
+/// The leader takes a forwarded request's client address, and skips the rate limits the
+/// forwarding node applied, only with its own key: a client sending the headers itself is
+/// limited as any other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn only_the_leaders_own_key_lifts_the_rate_limits() {
+    let f = Fixture::new_with(Settings { forward_trades: false, ..Settings::default() }).await;
+    let client = reqwest::Client::new();
+    let leader = Node::start_with(&f.app.database_url, &["--rate-per-ip", "0.01", "--burst-per-ip", "2"]);
+    until_leading(&client, &leader.base).await;
+    let observer = hanson::store::Store::open(&f.app.database_url).unwrap();
+    let stored = observer.read(|c| c.query_one("SELECT value FROM settings WHERE name = 'trade_leader'", &[])?.text(0)).await.unwrap();
+    let stored: Value = serde_json::from_str(&stored).unwrap();
+    assert_eq!(stored["url"], leader.base.as_str());
+    let key = stored["key"].as_str().unwrap().to_string();
+    assert_eq!(key.len(), 64);
+
+    let status_with = |key: String| {
+        let request = client.get(format!("{}/healthz", leader.base)).header("hanson-forward-key", key).header("hanson-client-ip", "203.0.113.9");
+        async move { request.send().await.unwrap().status() }
+    };
+    // A burst of 2 (of which the waiting for the lead took some): a forged key earns nothing.
+    let forged = "0".repeat(64);
+    let mut statuses = Vec::new();
+    for _ in 0..3 {
+        statuses.push(status_with(forged.clone()).await);
+    }
+    assert_eq!(statuses.last(), Some(&StatusCode::TOO_MANY_REQUESTS), "{statuses:?}");
+    // The leader's key: the forwarding node limited the client already.
+    for _ in 0..5 {
+        assert_eq!(status_with(key.clone()).await, StatusCode::OK);
+    }
+    assert_eq!(client.get(format!("{}/healthz", leader.base)).send().await.unwrap().status(), StatusCode::TOO_MANY_REQUESTS);
+}
+
+/// The leader is killed (SIGKILL) while a follower forwards it trades: every trade the
+/// follower acknowledged is recorded exactly once, the others fail with 503 (their outcome
+/// unknown to the follower), never 500, the follower takes the lead, and the books balance.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn when_the_leader_dies_a_follower_leads_and_no_acknowledged_trade_is_lost() {
+    let f = Fixture::new_with(Settings { forward_trades: false, ..Settings::default() }).await;
+    let client = reqwest::Client::new();
+    let mut leader = Node::start(&f.app.database_url);
+    until_leading(&client, &leader.base).await;
+    let follower = Node::start(&f.app.database_url);
+    let market = f.market(2).await;
+    let market_id = market["id"].as_str().unwrap().to_string();
+    let traders = traders_at(&f, &client, &follower.base, 8).await;
+
+    let mut tasks = tokio::task::JoinSet::new();
+    for (w, t) in traders.iter().enumerate() {
+        let (t, client, market, base) = (t.clone(), client.clone(), market.clone(), follower.base.clone());
+        tasks.spawn(async move {
+            let mut answers = Vec::new();
+            for n in 0..40u128 {
+                let url = format!("{base}/v1/markets/{}/bet", market["id"].as_str().unwrap());
+                answers.push(post(&client, url, &t.session.access_token, bet_body(&t.session, &market, w % 2, ONE_TOKEN / 4 + n)).await);
+                tokio::time::sleep(std::time::Duration::from_millis(15)).await;
+            }
+            answers
+        });
+    }
+    // Each wallet's 40 bets take over 600 ms.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    leader.child.kill().unwrap();
+    leader.child.wait().unwrap();
+    let killed_at = std::time::Instant::now();
+
+    let mut acknowledged = Vec::new();
+    let mut failed = 0;
+    while let Some(joined) = tasks.join_next().await {
+        for (status, body) in joined.unwrap() {
+            match status {
+                StatusCode::OK => acknowledged.push(body["bet_id"].as_str().unwrap().to_string()),
+                StatusCode::SERVICE_UNAVAILABLE => {
+                    assert_eq!(body["code"], "outcome_unknown", "{body}");
+                    failed += 1;
+                }
+                other => panic!("{other}: {body}"),
+            }
+        }
+    }
+    assert!(failed <= 8, "only trades in flight at the kill may fail: {failed}");
+    until_leading(&client, &follower.base).await;
+    // The kill fell among the trades: some reached no leader, or got no answer.
+    let text = metrics_of(&client, &follower.base).await;
+    let after_kill = ["run_here", "failed"].iter().filter_map(|o| sample(&text, "hanson_trades_forwarded_total", &format!(r#"outcome="{o}""#))).sum::<f64>();
+    assert!(after_kill >= 1.0, "{text}");
+    assert_eq!(sample(&text, "hanson_trades_forwarded_total", r#"outcome="failed""#).unwrap_or(0.0), failed as f64);
+    assert!(killed_at.elapsed() < std::time::Duration::from_secs(10));
+    let (status, body) = post(&client, format!("{}/v1/markets/{market_id}/bet", follower.base), &traders[0].session.access_token, bet_body(&traders[0].session, &market, 0, ONE_TOKEN)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    acknowledged.push(body["bet_id"].as_str().unwrap().to_string());
+
+    let trades = trades_in_order(&f.app, &market_id).await;
+    let mut recorded: Vec<String> = trades.iter().map(|t| t["id"].as_str().unwrap().to_string()).collect();
+    for id in &acknowledged {
+        assert!(recorded.contains(id), "acknowledged trade {id} is missing");
+    }
+    assert!(recorded.len() <= acknowledged.len() + failed, "{} recorded", recorded.len());
+    recorded.sort();
+    recorded.dedup();
+    assert_eq!(recorded.len(), trades.len(), "no trade recorded twice");
+    replay(&f.app.get(&format!("/v1/markets/{market_id}"), None).await.body, &trades);
     let (passed, report) = audit(&f.app);
     assert!(passed, "{report}");
 }
