@@ -18,7 +18,7 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::{MatchedPath, Request, State};
+use axum::extract::{MatchedPath, Request};
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -110,10 +110,10 @@ fn is_trade(request: &Request) -> bool {
             .is_some_and(|path| matches!(path.as_str(), "/v1/markets/{market_id}/bet" | "/v1/markets/{market_id}/sell"))
 }
 
-/// Sends a bet or sell on to the trade leader, unless this node leads or none is known, or
-/// another node forwarded it here.
-pub async fn forward_trades(State(app): State<AppState>, request: Request, next: Next) -> Response {
-    if !is_trade(&request) || request.extensions().get::<Forwarded>().is_some() {
+/// Sends a bet or sell on to the trade leader, unless this node leads or none is known; runs
+/// anything else here. Called by `middleware::rate_limit` once the request is within limits.
+pub async fn run_or_forward(app: &AppState, request: Request, next: Next) -> Response {
+    if !is_trade(&request) {
         return next.run(request).await;
     }
     let Leadership::Following(leader) = app.trade_route.lead() else { return next.run(request).await };
@@ -138,10 +138,6 @@ pub async fn forward_trades(State(app): State<AppState>, request: Request, next:
         }
     }
 }
-
-/// Marks a request another node forwarded here (see `middleware::rate_limit`).
-#[derive(Debug, Clone, Copy)]
-pub struct Forwarded;
 
 async fn send(route: &TradeRoute, leader: &Leader, parts: &axum::http::request::Parts, body: bytes::Bytes) -> reqwest::Result<Response> {
     let target = format!("{}{}", leader.url, parts.uri.path_and_query().map_or("/", |p| p.as_str()));

@@ -95,10 +95,9 @@ pub async fn rate_limit(State(app): State<AppState>, mut request: Request, next:
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |ConnectInfo(addr)| addr.ip());
-    // Another node forwarded this trade and has applied the limits to its client.
+    // Another node forwarded this trade and has applied the limits to its client: it runs here.
     if let Some(ip) = super::forward::forwarded_client(&app.trade_route, request.headers()) {
         request.extensions_mut().insert(ClientIp(ip));
-        request.extensions_mut().insert(super::forward::Forwarded);
         return next.run(request).await;
     }
     let ip = client_ip(peer, request.headers(), &app.trusted_proxies);
@@ -114,7 +113,8 @@ pub async fn rate_limit(State(app): State<AppState>, mut request: Request, next:
         }
     }
     match verdict {
-        Ok(()) => next.run(request).await,
+        // Here rather than in a layer of its own: each layer costs every request a boxed future.
+        Ok(()) => super::forward::run_or_forward(&app, request, next).await,
         Err(retry_after_secs) => Error::RateLimited { retry_after_secs }.into_response(),
     }
 }

@@ -58,7 +58,6 @@ pub fn router(state: AppState) -> Router {
         .fallback(|| async { Error::NoRoute })
         .method_not_allowed_fallback(|| async { Error::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(from_fn_with_state(state.clone(), forward::forward_trades))
         .layer(from_fn_with_state(state.clone(), middleware::rate_limit))
         .layer(from_fn(middleware::observe))
         .layer(
