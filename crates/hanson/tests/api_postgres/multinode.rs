@@ -295,6 +295,23 @@ async fn traders_at(f: &Fixture, client: &reqwest::Client, base: &str, count: us
     traders
 }
 
+/// Checks that every acknowledged trade on the market is recorded, none twice, that replaying
+/// the records reproduces its prices, and that the books balance; returns how many are recorded.
+async fn recorded_once(f: &Fixture, market_id: &str, acknowledged: &[String]) -> usize {
+    let trades = trades_in_order(&f.app, market_id).await;
+    let mut recorded: Vec<String> = trades.iter().map(|t| t["id"].as_str().unwrap().to_string()).collect();
+    for id in acknowledged {
+        assert!(recorded.contains(id), "acknowledged trade {id} is missing");
+    }
+    recorded.sort();
+    recorded.dedup();
+    assert_eq!(recorded.len(), trades.len(), "no trade recorded twice");
+    replay(&f.app.get(&format!("/v1/markets/{market_id}"), None).await.body, &trades);
+    let (passed, report) = audit(&f.app);
+    assert!(passed, "{report}");
+    trades.len()
+}
+
 /// With forwarding (the default), the first node takes the trade lead and the second sends it
 /// its bets and sells: each is answered as the leader answered it (request id and idempotency
 /// key included), runs on the leader alone, and is recorded exactly once.
@@ -334,9 +351,22 @@ async fn a_follower_forwards_its_trades_to_the_leader_exactly_once() {
     assert_eq!(through_follower.status(), StatusCode::OK);
     assert_eq!(through_follower.headers()["x-request-id"], "forwarded-request-1");
     let first: Value = through_follower.json().await.unwrap();
+    let mut acknowledged_extra = Vec::new();
     let again: Value = keyed(&leader.base).send().await.unwrap().json().await.unwrap();
     assert_eq!(again["bet_id"], first["bet_id"], "{again}");
     assert_eq!(again["balance_after"], first["balance_after"], "{again}");
+
+    // A request already carrying a key (here a wrong one) is not sent on again: it runs where
+    // it arrived, so a URL leading back to a follower cannot make a loop.
+    let before = committed_trades(&metrics_of(&client, &follower.base).await);
+    let (status, body) = {
+        let r = client.post(bet_url(&follower.base)).bearer_auth(&t.session.access_token).header("hanson-forward-key", "0".repeat(64))
+            .json(&bet_body(&t.session, &market, 0, ONE_TOKEN)).send().await.unwrap();
+        (r.status(), r.json::<Value>().await.unwrap())
+    };
+    assert_eq!(status, StatusCode::OK, "{body}");
+    acknowledged_extra.push(body["bet_id"].as_str().unwrap().to_string());
+    assert_eq!(committed_trades(&metrics_of(&client, &follower.base).await), before + 1.0);
 
     let follower_committed = committed_trades(&metrics_of(&client, &follower.base).await);
     let forwarded_before = sample(&metrics_of(&client, &follower.base).await, "hanson_trades_forwarded_total", r#"outcome="forwarded""#).unwrap();
@@ -350,6 +380,7 @@ async fn a_follower_forwards_its_trades_to_the_leader_exactly_once() {
         });
     }
     let mut acknowledged = vec![first["bet_id"].as_str().unwrap().to_string()];
+    acknowledged.append(&mut acknowledged_extra);
     while let Some(joined) = tasks.join_next().await {
         let (status, body) = joined.unwrap();
         assert_eq!(status, StatusCode::OK, "{body}");
@@ -361,18 +392,7 @@ async fn a_follower_forwards_its_trades_to_the_leader_exactly_once() {
     assert_eq!(committed_trades(&text), follower_committed, "{text}");
     assert!(text.lines().any(|line| line == "hanson_trade_leader 0"), "{text}");
 
-    let trades = trades_in_order(&f.app, &market_id).await;
-    assert_eq!(trades.len(), opening + 1 + 80);
-    let mut recorded: Vec<String> = trades.iter().map(|t| t["id"].as_str().unwrap().to_string()).collect();
-    for id in &acknowledged {
-        assert!(recorded.contains(id), "acknowledged trade {id} is missing");
-    }
-    recorded.sort();
-    recorded.dedup();
-    assert_eq!(recorded.len(), trades.len(), "no trade recorded twice");
-    replay(&f.app.get(&format!("/v1/markets/{market_id}"), None).await.body, &trades);
-    let (passed, report) = audit(&f.app);
-    assert!(passed, "{report}");
+    assert_eq!(recorded_once(&f, &market_id, &acknowledged).await, opening + 2 + 80);
 }
 
 /// The leader takes a forwarded request's client address, and skips the rate limits the
@@ -468,16 +488,6 @@ async fn when_the_leader_dies_a_follower_leads_and_no_acknowledged_trade_is_lost
     assert_eq!(status, StatusCode::OK, "{body}");
     acknowledged.push(body["bet_id"].as_str().unwrap().to_string());
 
-    let trades = trades_in_order(&f.app, &market_id).await;
-    let mut recorded: Vec<String> = trades.iter().map(|t| t["id"].as_str().unwrap().to_string()).collect();
-    for id in &acknowledged {
-        assert!(recorded.contains(id), "acknowledged trade {id} is missing");
-    }
-    assert!(recorded.len() <= acknowledged.len() + failed, "{} recorded", recorded.len());
-    recorded.sort();
-    recorded.dedup();
-    assert_eq!(recorded.len(), trades.len(), "no trade recorded twice");
-    replay(&f.app.get(&format!("/v1/markets/{market_id}"), None).await.body, &trades);
-    let (passed, report) = audit(&f.app);
-    assert!(passed, "{report}");
+    let recorded = recorded_once(&f, &market_id, &acknowledged).await;
+    assert!(recorded <= acknowledged.len() + failed, "{recorded} recorded");
 }
