@@ -21,7 +21,7 @@ const TRADE_LEADER_LOCK: i64 = 0x6861_6e73_6f70;
 const LEADER_SETTING: &str = "trade_leader";
 /// How often a node tries to take the lead, reads who holds it, or (leading) checks its
 /// connection.
-pub const LEADER_CHECK: Duration = Duration::from_secs(1);
+const LEADER_CHECK: Duration = Duration::from_secs(1);
 
 /// Where the leader answers and the key its forwarded requests carry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
