@@ -24,7 +24,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use subtle::ConstantTimeEq;
 
-use super::middleware::{ClientIp, RequestId};
+use super::middleware::{ClientIp, RequestId, REQUEST_ID_HEADER};
 use super::state::{AppState, MAX_BODY_BYTES};
 use crate::error::Error;
 use crate::store::postgres::leader::{Leader, Leadership};
@@ -156,11 +156,11 @@ async fn send(route: &TradeRoute, leader: &Leader, parts: &axum::http::request::
         }
     }
     if let Some(RequestId(id)) = parts.extensions.get::<RequestId>() {
-        headers.insert(HeaderName::from_static("x-request-id"), id.clone());
+        headers.insert(REQUEST_ID_HEADER.clone(), id.clone());
     }
-    let answer = route.client.post(target).headers(headers).body(body).send().await?;
+    let mut answer = route.client.post(target).headers(headers).body(body).send().await?;
     let status = answer.status();
-    let mut answer_headers = answer.headers().clone();
+    let mut answer_headers = std::mem::take(answer.headers_mut());
     strip_hop_by_hop(&mut answer_headers);
     let bytes = answer.bytes().await?;
     let mut response = Response::new(Body::from(bytes));

@@ -13,7 +13,7 @@ use super::problem;
 use super::state::{AppState, MAX_BODY_BYTES};
 use crate::error::Error;
 
-static REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
+pub(super) static REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
 
 /// The request id `request_id` settled on, for the request's span.
 #[derive(Clone)]
