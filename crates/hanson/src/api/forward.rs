@@ -12,6 +12,10 @@
 //! (no connection) runs here, as every node can run any trade; one that reached it and got
 //! no answer fails with 503, as its trade may have been made (retry it with the same
 //! `Idempotency-Key`).
+//!
+//! One trade to a request: gathering a follower's trades into one request to the leader
+//! saved CPU only by making them wait for it, and lost more than it saved
+//! (`docs/performance.md`, "Forwarded trades sent many to a request").
 
 use std::net::IpAddr;
 use std::sync::{Arc, RwLock};
