@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use super::ledger;
 use super::sql::{query_as, Conn, Param};
 use super::positions::POSITION_COLUMNS;
+use crate::domain::candle::CANDLE_WIDTHS;
 use crate::domain::position::{Position, PositionStatus};
 use crate::domain::num::{mul_div, Rounding};
 use crate::error::Result;
@@ -169,10 +170,17 @@ pub fn audit(c: &mut dyn Conn) -> Result<Report> {
         if trades.len() as i64 != m.int(3)? {
             report.fail(format!("market {id}: trade_count {} but {} trade records", m.int(3)?, trades.len()));
         }
-        // Candles of every width cover each price point once.
+        // Candles of every width cover each price point once (a width with no candles covers none).
         let points = c.query_one("SELECT count(*) FROM price_points WHERE market_id = $1", &[Param::Text(&id)])?.int(0)?;
+        let mut covered_by_width: Vec<(i64, i64)> = CANDLE_WIDTHS.iter().map(|&width| (width, 0)).collect();
         for row in c.query("SELECT width, CAST(sum(points) AS BIGINT) FROM price_candles WHERE market_id = $1 GROUP BY width", &[Param::Text(&id)])? {
             let (width, covered) = (row.int(0)?, row.int(1)?);
+            match covered_by_width.iter_mut().find(|(w, _)| *w == width) {
+                Some(kept) => kept.1 = covered,
+                None => covered_by_width.push((width, covered)),
+            }
+        }
+        for (width, covered) in covered_by_width {
             if covered != points {
                 report.fail(format!("market {id}: candles {width} µs wide cover {covered} price points, not {points}"));
             }

@@ -898,6 +898,30 @@ async fn the_audit_finds_trades_positions_and_points_that_name_another_markets_o
     assert_eq!(problems, expected, "{report}");
 }
 
+/// Candles of every width must cover each of the market's price points once: a width whose
+/// candles are all gone covers none.
+#[tokio::test]
+async fn the_audit_finds_a_candle_width_that_covers_no_price_point() {
+    use hanson::domain::candle::HOUR;
+    use hanson::store::sql::Param;
+    let a = Arena::new(1, 100 * ONE_TOKEN).await;
+    let r = a.bet(&a.traders[0], 0, ONE_TOKEN).await;
+    assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    let (ok, report) = audit(&a.f.app);
+    assert!(ok, "{report}");
+    let store = hanson::store::Store::open(&a.f.app.database_url).unwrap();
+    let market = a.market_id().to_string();
+    store
+        .write(move |c| c.exec("DELETE FROM price_candles WHERE market_id = $1 AND width = $2", &[Param::Text(&market), Param::Int(HOUR)]))
+        .await
+        .unwrap();
+    let (ok, report) = audit(&a.f.app);
+    assert!(!ok, "{report}");
+    let problems: Vec<&str> = report.lines().skip(1).map(|l| l.trim_start_matches("  - ")).collect();
+    // One point for each of the market's two outcomes.
+    assert_eq!(problems, vec![format!("market {}: candles {HOUR} µs wide cover 0 price points, not 2", a.market_id())], "{report}");
+}
+
 /// Transfers, trades and price points have no primary key on PostgreSQL (migration 0018):
 /// the audit finds a number two records share. On SQLite the number is the rowid, and the
 /// database itself refuses the duplicate.
