@@ -305,9 +305,15 @@ impl Hub {
         Ok(StreamPermit { hub: self.clone(), ip })
     }
 
-    /// Resolves when the server shuts down: streams end then.
+    /// Resolves when the server shuts down: streams end then. A stream opened once shutdown
+    /// has begun (a reconnect on a keep-alive connection not yet drained) sees it at once,
+    /// instead of holding the exit until the grace runs out and being cut mid-chunk.
     pub fn closing(&self) -> watch::Receiver<bool> {
-        self.closing.subscribe()
+        let mut closing = self.closing.subscribe();
+        if *closing.borrow() {
+            closing.mark_changed();
+        }
+        closing
     }
 
     pub fn close(&self) {

@@ -1381,6 +1381,19 @@ async fn sigterm_ends_every_stream_cleanly_and_the_server_exits() {
     assert!(status.success(), "hanson serve exited with {status:?}");
 }
 
+#[tokio::test]
+async fn a_stream_opened_once_shutdown_has_begun_ends_at_once() {
+    let app = TestApp::spawn().await;
+    let hub = hanson::events::Hub::new(hanson::store::Store::open(&app.database_url).unwrap(), Default::default());
+    let mut before = hub.closing();
+    hub.close();
+    let mut after = hub.closing();
+    for closing in [&mut before, &mut after] {
+        timeout(Duration::from_secs(1), closing.changed()).await.expect("sees the shutdown at once").expect("the hub is alive");
+        assert!(*closing.borrow());
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Documents
 // ---------------------------------------------------------------------------------------------
