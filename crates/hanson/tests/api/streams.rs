@@ -1168,6 +1168,56 @@ async fn websocket_user_channel_needs_auth_then_carries_the_callers_events() {
     assert_eq!(ws_next(&mut ws).await["type"], "snapshot");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_creator_sees_every_fee_credited_with_the_balance_after_it() {
+    const MARKETS: usize = 4;
+    const TRADERS: usize = 8;
+    let f = Fixture::new().await;
+    let creator = f.trader(5 * ONE_TOKEN).await;
+    let mut body = f.market_body(2);
+    body["creator_wallet_id"] = json!(creator.wallet_id);
+    let mut markets = Vec::new();
+    for _ in 0..MARKETS {
+        let r = f.create_market(body.clone()).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+        markets.push(f.app.get(&format!("/v1/markets/{}", r.body["market"]["id"].as_str().unwrap()), None).await.body);
+    }
+    let client = reqwest::Client::new();
+    let mut stream = Sse::user(&client, &f.app.base, &creator.session.access_token).await;
+    assert_eq!(stream.next_event().await.event.as_deref(), Some("snapshot"));
+    let mut traders = Vec::new();
+    for _ in 0..TRADERS {
+        traders.push(f.trader(10 * ONE_TOKEN).await);
+    }
+    // Every trader on every market at once: the trades share group commits (SQLite) and
+    // batches (PostgreSQL), each crediting the creator's wallet.
+    let bets = traders.iter().flat_map(|t| markets.iter().map(move |m| (t, m))).map(|(t, m)| {
+        bet_on(&f.app, m["id"].as_str().unwrap(), m["outcomes"][0]["id"].as_str().unwrap(), t, ONE_TOKEN)
+    });
+    for r in futures_util::future::join_all(bets).await {
+        assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+    }
+    let percent = hanson::domain::fees::parse_percentage("1").unwrap();
+    let fee = hanson::domain::fees::split_fee(ONE_TOKEN, percent, percent).creator;
+    assert!(fee > 0);
+    let mut balances = Vec::new();
+    for _ in 0..MARKETS * TRADERS {
+        let frame = stream.next_event().await;
+        assert_eq!(frame.event.as_deref(), Some("balance.updated"), "{frame:?}");
+        let envelope = frame.json();
+        assert_eq!(envelope["data"]["token_id"], json!(f.token_id));
+        balances.push(envelope["data"]["balance"].as_str().unwrap().parse::<u128>().unwrap());
+    }
+    stream.assert_quiet(Duration::from_millis(300)).await;
+    // One event per trade, each with the balance right after its fee; the trades of one
+    // commit are published by their own requests, in any order.
+    balances.sort_unstable();
+    let expected: Vec<u128> = (1..=(MARKETS * TRADERS) as u128).map(|k| 5 * ONE_TOKEN + k * fee).collect();
+    assert_eq!(balances, expected);
+    let (passed, report) = crate::trading::audit(&f.app);
+    assert!(passed, "{report}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // A real `hanson serve`: pings, limits, shutdown
 // ---------------------------------------------------------------------------------------------
