@@ -1197,8 +1197,8 @@ async fn a_creator_sees_every_fee_credited_with_the_balance_after_it() {
     for r in futures_util::future::join_all(bets).await {
         assert_eq!(r.status, StatusCode::OK, "{}", r.body);
     }
-    let percent = hanson::domain::fees::parse_percentage("1").unwrap();
-    let fee = hanson::domain::fees::split_fee(ONE_TOKEN, percent, percent).creator;
+    let units = |field: &str| hanson::domain::fees::parse_percentage(&markets[0][field].to_string()).unwrap();
+    let fee = hanson::domain::fees::split_fee(ONE_TOKEN, units("creator_fee_percentage"), units("platform_fee_percentage")).creator;
     assert!(fee > 0);
     let mut balances = Vec::new();
     for _ in 0..MARKETS * TRADERS {
