@@ -42,6 +42,11 @@ pub static CLIENT_IP_HEADER: HeaderName = HeaderName::from_static("hanson-client
 /// milliseconds; the leader's own requests time out before this).
 const FORWARD_TIMEOUT: Duration = Duration::from_secs(30);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+/// A kept-alive connection to the leader unused this long is not used again, and is closed.
+/// That is below the least idle timeout a node allows (`--idle-timeout-secs`, 1 s), so this
+/// node always drops an idle connection first: a trade is never sent on one the leader is
+/// closing, where it would be lost unread and come back `outcome_unknown`.
+const POOL_IDLE_TIMEOUT: Duration = Duration::from_millis(500);
 
 /// Where this node's trades run.
 pub struct TradeRoute {
@@ -57,6 +62,7 @@ impl Default for TradeRoute {
             .no_proxy()
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(CONNECT_TIMEOUT)
+            .pool_idle_timeout(POOL_IDLE_TIMEOUT)
             .timeout(FORWARD_TIMEOUT)
             .build()
             .unwrap_or_default();

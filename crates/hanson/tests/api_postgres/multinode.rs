@@ -422,6 +422,49 @@ async fn a_follower_forwards_its_trades_to_the_leader_exactly_once() {
     assert_eq!(recorded_once(&f, &market_id, &acknowledged).await, opening + 2 + 80);
 }
 
+/// A follower closes a kept-alive connection to the leader once it has gone unused for half a
+/// second, long before the leader's idle timeout (60 s here, 1 s at the least) would close it:
+/// no trade is sent on a connection the leader is closing, to be lost unread and answered 503.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_follower_closes_its_idle_connections_to_the_leader_before_the_leader_would() {
+    let f = Fixture::new_with(Settings { forward_trades: false, ..Settings::default() }).await;
+    let client = reqwest::Client::new();
+    let leader = Node::start(&f.app.database_url);
+    until_leading(&client, &leader.base).await;
+    let follower = Node::start(&f.app.database_url);
+    let market = f.market(2).await;
+    let t = &traders_at(&f, &client, &follower.base, 1).await[0];
+    let bet = || post(&client, format!("{}/v1/markets/{}/bet", follower.base, market["id"].as_str().unwrap()), &t.session.access_token, bet_body(&t.session, &market, 0, ONE_TOKEN / 8));
+    let forwarded = || async { sample(&metrics_of(&client, &follower.base).await, "hanson_trades_forwarded_total", r#"outcome="forwarded""#).unwrap_or(0.0) };
+    // The follower reads who leads when it starts; until it has, it runs trades itself.
+    for tries in 0.. {
+        assert_eq!(bet().await.0, StatusCode::OK);
+        if forwarded().await >= 1.0 {
+            break;
+        }
+        assert!(tries < 50, "the follower never forwarded a trade");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+
+    // A trade every 100 ms keeps a connection open.
+    let before = forwarded().await;
+    let mut held = Vec::new();
+    for _ in 0..10 {
+        assert_eq!(bet().await.0, StatusCode::OK);
+        held.push(connections_to(&follower, &leader.base));
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(forwarded().await, before + 10.0);
+    assert!(held.iter().all(|&n| n >= 1), "{held:?}");
+
+    // Unused, it is closed by the follower: the leader would wait 60 s.
+    let quiet = std::time::Instant::now();
+    while connections_to(&follower, &leader.base) > 0 {
+        assert!(quiet.elapsed() < std::time::Duration::from_secs(5), "the follower kept an idle connection to the leader");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
 /// The leader takes a forwarded request's client address, and skips the rate limits the
 /// forwarding node applied, only with its own key: a client sending the headers itself is
 /// limited as any other.
