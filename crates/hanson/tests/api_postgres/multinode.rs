@@ -322,6 +322,53 @@ async fn traders_at(f: &Fixture, client: &reqwest::Client, base: &str, count: us
     traders
 }
 
+/// A leader and a follower on the fixture's database (the fixture's own server stays out of
+/// the lead), a market of two outcomes, and wallets logged in through the follower.
+struct TwoNodes {
+    f: Fixture,
+    client: reqwest::Client,
+    leader: Node,
+    follower: Node,
+    market: Value,
+    traders: Vec<Arc<Trader>>,
+}
+
+impl TwoNodes {
+    async fn start(traders: usize) -> TwoNodes {
+        let f = Fixture::new_with(Settings { forward_trades: false, ..Settings::default() }).await;
+        let client = reqwest::Client::new();
+        let leader = Node::start(&f.app.database_url);
+        until_leading(&client, &leader.base).await;
+        let follower = Node::start(&f.app.database_url);
+        let market = f.market(2).await;
+        let traders = traders_at(&f, &client, &follower.base, traders).await;
+        TwoNodes { f, client, leader, follower, market, traders }
+    }
+
+    /// Bets a token through the follower until one is forwarded (it reads who leads when it
+    /// starts; until it has, it runs trades itself); returns how many bets that took.
+    async fn until_forwarding(&self) -> usize {
+        let t = &self.traders[0];
+        let url = format!("{}/v1/markets/{}/bet", self.follower.base, self.market["id"].as_str().unwrap());
+        let mut bets = 0;
+        loop {
+            let (status, body) = post(&self.client, url.clone(), &t.session.access_token, bet_body(&t.session, &self.market, 0, ONE_TOKEN)).await;
+            assert_eq!(status, StatusCode::OK, "{body}");
+            bets += 1;
+            if forwarded(&self.client, &self.follower.base).await >= 1.0 {
+                return bets;
+            }
+            assert!(bets < 50, "the follower never forwarded a trade");
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    }
+}
+
+/// The trades `base` has forwarded to the leader and had answered.
+async fn forwarded(client: &reqwest::Client, base: &str) -> f64 {
+    sample(&metrics_of(client, base).await, "hanson_trades_forwarded_total", r#"outcome="forwarded""#).unwrap_or(0.0)
+}
+
 /// Checks that every acknowledged trade on the market is recorded, none twice, that replaying
 /// the records reproduces its prices, and that the books balance; returns how many are recorded.
 async fn recorded_once(f: &Fixture, market_id: &str, acknowledged: &[String]) -> usize {
@@ -344,29 +391,11 @@ async fn recorded_once(f: &Fixture, market_id: &str, acknowledged: &[String]) ->
 /// key included), runs on the leader alone, and is recorded exactly once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_follower_forwards_its_trades_to_the_leader_exactly_once() {
-    // The test's own server stays out of the lead.
-    let f = Fixture::new_with(Settings { forward_trades: false, ..Settings::default() }).await;
-    let client = reqwest::Client::new();
-    let leader = Node::start(&f.app.database_url);
-    until_leading(&client, &leader.base).await;
-    let follower = Node::start(&f.app.database_url);
-    let market = f.market(2).await;
+    let nodes = TwoNodes::start(8).await;
+    let opening = nodes.until_forwarding().await;
+    let TwoNodes { f, client, leader, follower, market, traders } = nodes;
     let market_id = market["id"].as_str().unwrap().to_string();
-    let traders = traders_at(&f, &client, &follower.base, 8).await;
     let bet_url = |base: &str| format!("{base}/v1/markets/{market_id}/bet");
-
-    // The follower reads who leads when it starts; until it has, it runs trades itself.
-    let mut opening = 0;
-    loop {
-        let (status, body) = post(&client, bet_url(&follower.base), &traders[0].session.access_token, bet_body(&traders[0].session, &market, 0, ONE_TOKEN)).await;
-        assert_eq!(status, StatusCode::OK, "{body}");
-        opening += 1;
-        if sample(&metrics_of(&client, &follower.base).await, "hanson_trades_forwarded_total", r#"outcome="forwarded""#) == Some(1.0) {
-            break;
-        }
-        assert!(opening < 50, "the follower never forwarded a trade");
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
 
     // Answered as the leader answers: the client's request id, and its idempotency key kept
     // by the leader (the same key straight to the leader replays the forwarded bet).
@@ -396,7 +425,7 @@ async fn a_follower_forwards_its_trades_to_the_leader_exactly_once() {
     assert_eq!(committed_trades(&metrics_of(&client, &follower.base).await), before + 1.0);
 
     let follower_committed = committed_trades(&metrics_of(&client, &follower.base).await);
-    let forwarded_before = sample(&metrics_of(&client, &follower.base).await, "hanson_trades_forwarded_total", r#"outcome="forwarded""#).unwrap();
+    let forwarded_before = forwarded(&client, &follower.base).await;
     let mut tasks = tokio::task::JoinSet::new();
     for n in 0..80usize {
         let (t, client, market) = (traders[n % 8].clone(), client.clone(), market.clone());
@@ -427,34 +456,21 @@ async fn a_follower_forwards_its_trades_to_the_leader_exactly_once() {
 /// no trade is sent on a connection the leader is closing, to be lost unread and answered 503.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_follower_closes_its_idle_connections_to_the_leader_before_the_leader_would() {
-    let f = Fixture::new_with(Settings { forward_trades: false, ..Settings::default() }).await;
-    let client = reqwest::Client::new();
-    let leader = Node::start(&f.app.database_url);
-    until_leading(&client, &leader.base).await;
-    let follower = Node::start(&f.app.database_url);
-    let market = f.market(2).await;
-    let t = &traders_at(&f, &client, &follower.base, 1).await[0];
-    let bet = || post(&client, format!("{}/v1/markets/{}/bet", follower.base, market["id"].as_str().unwrap()), &t.session.access_token, bet_body(&t.session, &market, 0, ONE_TOKEN / 8));
-    let forwarded = || async { sample(&metrics_of(&client, &follower.base).await, "hanson_trades_forwarded_total", r#"outcome="forwarded""#).unwrap_or(0.0) };
-    // The follower reads who leads when it starts; until it has, it runs trades itself.
-    for tries in 0.. {
-        assert_eq!(bet().await.0, StatusCode::OK);
-        if forwarded().await >= 1.0 {
-            break;
-        }
-        assert!(tries < 50, "the follower never forwarded a trade");
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    let nodes = TwoNodes::start(1).await;
+    nodes.until_forwarding().await;
+    let TwoNodes { client, leader, follower, market, traders, .. } = &nodes;
+    let t = &traders[0];
+    let bet = || post(client, format!("{}/v1/markets/{}/bet", follower.base, market["id"].as_str().unwrap()), &t.session.access_token, bet_body(&t.session, market, 0, ONE_TOKEN / 8));
 
     // A trade every 100 ms keeps a connection open.
-    let before = forwarded().await;
+    let before = forwarded(client, &follower.base).await;
     let mut held = Vec::new();
     for _ in 0..10 {
         assert_eq!(bet().await.0, StatusCode::OK);
         held.push(connections_to(&follower, &leader.base));
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    assert_eq!(forwarded().await, before + 10.0);
+    assert_eq!(forwarded(client, &follower.base).await, before + 10.0);
     assert!(held.iter().all(|&n| n >= 1), "{held:?}");
 
     // Unused, it is closed by the follower: the leader would wait 60 s.
@@ -504,14 +520,8 @@ async fn only_the_leaders_own_key_lifts_the_rate_limits() {
 /// unknown to the follower), never 500, the follower takes the lead, and the books balance.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn when_the_leader_dies_a_follower_leads_and_no_acknowledged_trade_is_lost() {
-    let f = Fixture::new_with(Settings { forward_trades: false, ..Settings::default() }).await;
-    let client = reqwest::Client::new();
-    let mut leader = Node::start(&f.app.database_url);
-    until_leading(&client, &leader.base).await;
-    let follower = Node::start(&f.app.database_url);
-    let market = f.market(2).await;
+    let TwoNodes { f, client, mut leader, follower, market, traders } = TwoNodes::start(8).await;
     let market_id = market["id"].as_str().unwrap().to_string();
-    let traders = traders_at(&f, &client, &follower.base, 8).await;
 
     let mut tasks = tokio::task::JoinSet::new();
     for (w, t) in traders.iter().enumerate() {
