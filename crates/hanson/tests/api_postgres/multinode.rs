@@ -58,10 +58,10 @@ impl Drop for Node {
     }
 }
 
-/// Sends `kill -<name>` to a node.
-fn signal(node: &Node, name: &str) {
-    let status = Command::new("kill").arg(format!("-{name}")).arg(node.child.id().to_string()).status().unwrap();
-    assert!(status.success(), "kill -{name}");
+/// Sends `signal` to a node, as `ServeProcess::terminate` does.
+fn signal(node: &Node, signal: libc::c_int) {
+    // SAFETY: sends a signal to our own child process.
+    assert_eq!(unsafe { libc::kill(node.child.id() as libc::pid_t, signal) }, 0);
 }
 
 /// The TCP connections `node` holds to the node at `base`, in any state but closed: its
@@ -539,11 +539,11 @@ async fn when_the_leader_dies_a_follower_leads_and_no_acknowledged_trade_is_lost
     // Each wallet's 40 bets take over 600 ms. The follower is frozen across the kill, so
     // that the connections it holds to the leader are counted with none opened after.
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-    signal(&follower, "STOP");
+    signal(&follower, libc::SIGSTOP);
     let held = connections_to(&follower, &leader.base);
     leader.child.kill().unwrap();
     leader.child.wait().unwrap();
-    signal(&follower, "CONT");
+    signal(&follower, libc::SIGCONT);
     let killed_at = std::time::Instant::now();
 
     let mut acknowledged = Vec::new();
