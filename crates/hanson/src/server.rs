@@ -119,7 +119,7 @@ pub async fn run_with(
     });
     let advertised = advertised.filter(|_| settings.forward_trades);
     let state = AppState::new(store, settings).await?;
-    api::forward::start(&state, advertised);
+    api::forward::start(state.store.backend(), &state.trade_route, state.hub.closing(), advertised);
     let app = api::router(state.clone());
     let mut http = http1::Builder::new();
     // hyper's own `header_read_timeout` is off: in hyper 1.x its timer starts whenever the

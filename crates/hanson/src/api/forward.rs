@@ -22,14 +22,15 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::{MatchedPath, Request};
+use axum::extract::Request;
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use axum::Extension;
 use subtle::ConstantTimeEq;
+use tokio::sync::watch;
 
-use super::middleware::{ClientIp, RequestId, REQUEST_ID_HEADER};
-use super::state::{AppState, MAX_BODY_BYTES};
+use super::request_meta::{ClientIp, RequestId, MAX_BODY_BYTES, REQUEST_ID_HEADER};
 use crate::error::Error;
 use crate::store::postgres::leader::{Leader, Leadership};
 use crate::store::Backend;
@@ -92,14 +93,13 @@ impl TradeRoute {
 
 /// Starts taking or following the trade lead on PostgreSQL, for a node answering at
 /// `advertised` (no forwarding without one, and none on SQLite, which has one node). Ends
-/// with the hub.
-pub fn start(state: &AppState, advertised: Option<String>) {
-    let (Backend::Postgres(pg), Some(url)) = (state.store.backend().clone(), advertised) else { return };
-    let own = Leader { url, key: state.trade_route.own_key.clone() };
-    let closing = state.hub.closing();
-    let route = Arc::downgrade(&state.trade_route);
-    let stopped = move || *closing.borrow() || closing.has_changed().is_err() || route.strong_count() == 0;
-    let route = Arc::downgrade(&state.trade_route);
+/// when `closing` turns true (the hub closes) or `route` is dropped.
+pub fn start(backend: &Backend, route: &Arc<TradeRoute>, closing: watch::Receiver<bool>, advertised: Option<String>) {
+    let (Backend::Postgres(pg), Some(url)) = (backend.clone(), advertised) else { return };
+    let own = Leader { url, key: route.own_key.clone() };
+    let weak = Arc::downgrade(route);
+    let stopped = move || *closing.borrow() || closing.has_changed().is_err() || weak.strong_count() == 0;
+    let route = Arc::downgrade(route);
     let spawned = std::thread::Builder::new().name("hanson-leader".into()).spawn(move || {
         pg.lead_trades(&own, stopped, |lead| {
             if let Some(route) = route.upgrade() {
@@ -112,28 +112,20 @@ pub fn start(state: &AppState, advertised: Option<String>) {
     }
 }
 
-fn is_trade(request: &Request) -> bool {
-    request.method() == Method::POST
-        && request
-            .extensions()
-            .get::<MatchedPath>()
-            .is_some_and(|path| matches!(path.as_str(), "/v1/markets/{market_id}/bet" | "/v1/markets/{market_id}/sell"))
-}
-
-/// Sends a bet or sell on to the trade leader, unless this node leads or none is known; runs
-/// anything else here. Called by `middleware::rate_limit` once the request is within limits.
-pub async fn run_or_forward(app: &AppState, request: Request, next: Next) -> Response {
+/// A layer on the bet and sell routes: sends the trade on to the trade leader, unless this
+/// node leads or none is known; then runs it here. Runs after the rate limits.
+pub async fn forward_trade(Extension(route): Extension<Arc<TradeRoute>>, request: Request, next: Next) -> Response {
     // A request that already carries a key is never sent on again, whatever its key: an
     // advertised URL that leads back to a follower (a load balancer's) cannot make a loop.
-    if !is_trade(&request) || request.headers().contains_key(&FORWARD_KEY_HEADER) {
+    if request.method() != Method::POST || request.headers().contains_key(&FORWARD_KEY_HEADER) {
         return next.run(request).await;
     }
-    let Leadership::Following(leader) = app.trade_route.lead() else { return next.run(request).await };
+    let Leadership::Following(leader) = route.lead() else { return next.run(request).await };
     let (parts, body) = request.into_parts();
     // `observe` has read the whole body already: this takes the bytes it holds.
     let Ok(body) = axum::body::to_bytes(body, MAX_BODY_BYTES).await else { return Error::PayloadTooLarge.into_response() };
     let metrics = crate::metrics::metrics();
-    let sent = send(&app.trade_route, &leader, &parts, body.clone()).await;
+    let sent = send(&route, &leader, &parts, body.clone()).await;
     match sent {
         Ok(response) => {
             metrics.trades_forwarded.get_or_create(&[("outcome", "forwarded")]).inc();

@@ -4,20 +4,16 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 use axum::extract::{ConnectInfo, MatchedPath, Request, State};
-use axum::http::{HeaderName, HeaderValue};
+use axum::http::HeaderValue;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use tracing::Span;
 
+use super::forward::forwarded_client;
 use super::problem;
-use super::state::{AppState, MAX_BODY_BYTES};
+use super::request_meta::{ClientIp, RequestId, MAX_BODY_BYTES, REQUEST_ID_HEADER};
+use super::state::AppState;
 use crate::error::Error;
-
-pub(super) static REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
-
-/// The request id `request_id` settled on, for the request's span.
-#[derive(Clone)]
-pub(super) struct RequestId(pub(super) HeaderValue);
 
 /// Echoes a sane client request id or makes one; makes it available to error rendering.
 /// A path whose segments decode to a NUL names nothing: it is answered 404 here, before any
@@ -85,10 +81,6 @@ fn is_auth_route(path: &str) -> bool {
     matches!(path, "/v1/auth/nonce" | "/v1/auth/login" | "/v1/auth/refresh")
 }
 
-/// The client a request comes from (see [`client_ip`]), for handlers that count per client.
-#[derive(Debug, Clone, Copy)]
-pub struct ClientIp(pub IpAddr);
-
 pub async fn rate_limit(State(app): State<AppState>, mut request: Request, next: Next) -> Response {
     // Without a peer address (never in `serve`) every request shares one bucket.
     let peer = request
@@ -96,7 +88,7 @@ pub async fn rate_limit(State(app): State<AppState>, mut request: Request, next:
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |ConnectInfo(addr)| addr.ip());
     // Another node forwarded this trade and has applied the limits to its client: it runs here.
-    if let Some(ip) = super::forward::forwarded_client(&app.trade_route, request.headers()) {
+    if let Some(ip) = forwarded_client(&app.trade_route, request.headers()) {
         request.extensions_mut().insert(ClientIp(ip));
         return next.run(request).await;
     }
@@ -113,8 +105,7 @@ pub async fn rate_limit(State(app): State<AppState>, mut request: Request, next:
         }
     }
     match verdict {
-        // Here rather than in a layer of its own: each layer costs every request a boxed future.
-        Ok(()) => super::forward::run_or_forward(&app, request, next).await,
+        Ok(()) => next.run(request).await,
         Err(retry_after_secs) => Error::RateLimited { retry_after_secs }.into_response(),
     }
 }

@@ -12,6 +12,7 @@ pub mod provider;
 pub mod public;
 pub mod ratelimit;
 pub mod rendered;
+pub mod request_meta;
 pub mod state;
 pub mod strict;
 pub mod streams;
@@ -23,6 +24,7 @@ pub use crate::domain::views;
 use std::sync::OnceLock;
 
 use axum::extract::{DefaultBodyLimit, State};
+use axum::Extension;
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use axum::{Json, Router};
@@ -32,7 +34,8 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::error::Error;
-pub use state::{AppState, AuthState, Limits, Settings, MAX_BODY_BYTES, MAX_HEAD_BYTES};
+pub use request_meta::{MAX_BODY_BYTES, MAX_HEAD_BYTES};
+pub use state::{AppState, AuthState, Limits, Settings};
 use views::Health;
 
 /// Every route with its OpenAPI description, each declared once with its handler.
@@ -57,6 +60,7 @@ pub fn router(state: AppState) -> Router {
         .merge(web::router(state.web.clone()))
         .fallback(|| async { Error::NoRoute })
         .method_not_allowed_fallback(|| async { Error::MethodNotAllowed })
+        .layer(Extension(state.trade_route.clone()))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(from_fn_with_state(state.clone(), middleware::rate_limit))
         .layer(from_fn(middleware::observe))

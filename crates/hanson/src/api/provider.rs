@@ -23,7 +23,7 @@ use crate::domain::money::PositiveAmount;
 use crate::domain::tenant::{TransferReceipt, TreasuryDeposit, WalletTransfer};
 use crate::domain::time::{now_micros, Timestamp};
 use crate::error::{Error, Result, Validator};
-use crate::store::markets;
+use crate::store::market_edits;
 use crate::store::tenants::{self, ExternalKind, ExternalTransfer, Recorded};
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -51,9 +51,9 @@ async fn create_market(
 ) -> Result<Response> {
     let new_market = body.value.validate(&provider.id)?;
     let principal = format!("provider:{}", provider.id);
-    idempotent::run(&app, &headers, principal, body.fingerprint, idempotent::no_check, move |c, ()| {
+    idempotent::run(&app, &headers, principal, body.fingerprint, None, idempotent::no_check, move |c, ()| {
         let now = now_micros();
-        let market = markets::create_market(c, new_market, now)?;
+        let market = market_edits::create_market(c, new_market, now)?;
         let prices = market.prices()?;
         let created = MarketCreated {
             market: MarketHeader {
@@ -86,7 +86,7 @@ async fn update_market(
 ) -> Result<Json<MarketUpdated>> {
     let patch = input.validate()?;
     let now = now_micros();
-    let market = app.store.write(move |c| markets::update_market(c, &provider.id, &market_id, patch, now)).await?;
+    let market = app.store.write(move |c| market_edits::update_market(c, &provider.id, &market_id, patch, now)).await?;
     Ok(Json(MarketUpdated {
         market: MarketHeader {
             id: market.id.clone(),
@@ -115,7 +115,7 @@ async fn create_outcome(
     let new_outcome = input.into_new_outcome()?;
     let now = now_micros();
     let (market, outcome_id) =
-        app.store.write(move |c| markets::create_outcome(c, &provider.id, &market_id, new_outcome, now)).await?;
+        app.store.write(move |c| market_edits::create_outcome(c, &provider.id, &market_id, new_outcome, now)).await?;
     Ok((StatusCode::CREATED, Json(OutcomeChanged { outcome: OutcomeView::of(&market, &outcome_id)?, message: "Outcome created" })))
 }
 
@@ -133,7 +133,7 @@ async fn update_outcome(
     let now = now_micros();
     let id = outcome_id.clone();
     let market =
-        app.store.write(move |c| markets::update_outcome(c, &provider.id, &market_id, &id, patch, now)).await?;
+        app.store.write(move |c| market_edits::update_outcome(c, &provider.id, &market_id, &id, patch, now)).await?;
     Ok(Json(OutcomeChanged { outcome: OutcomeView::of(&market, &outcome_id)?, message: "Outcome updated" }))
 }
 
@@ -220,7 +220,7 @@ fn external_transfer(provider_id: ProviderId, kind: ExternalKind, input: WalletT
 async fn run_external<T: Into<WalletTransferInput>>(app: &AppState, headers: &HeaderMap, provider_id: ProviderId, kind: ExternalKind, body: HashedJson<T>) -> Result<Response> {
     let principal = format!("provider:{provider_id}");
     let request = external_transfer(provider_id, kind, body.value.into())?;
-    idempotent::run(app, headers, principal, body.fingerprint, idempotent::no_check, move |c, ()| {
+    idempotent::run(app, headers, principal, body.fingerprint, None, idempotent::no_check, move |c, ()| {
         tenants::external_transfer(c, request, now_micros()).map(recorded_response)
     })
     .await

@@ -19,11 +19,13 @@ use crate::domain::market::{wei_field, MarketFilters};
 use crate::domain::money::{InputAmount, Wei};
 use crate::domain::page::{Page, SearchRequest};
 use crate::domain::time::now_micros;
-use crate::domain::trade::{quote_buy, quote_sell, SellBy};
+use crate::domain::trade::quote::{quote_buy, quote_sell};
+use crate::domain::trade::SellBy;
 use crate::error::{Error, Result, Validator};
 use crate::domain::market::Market;
 use crate::domain::tenant::Token;
-use crate::store::markets::{self, SearchHit, SearchPage};
+use crate::store::markets::search::{self, SearchHit, SearchPage};
+use crate::store::markets;
 use crate::store::tenants;
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -45,7 +47,7 @@ async fn search_markets(
     let query = request.validate_markets()?;
     let now = now_micros();
     let SearchPage { page, data_version } =
-        markets::search(&app.store, app.search_cache.clone(), query, now, app.rendered_markets.clone()).await?;
+        search::search(&app.store, app.search_cache.clone(), query, now, app.rendered_markets.clone()).await?;
     // The body is assembled from each market's JSON, serialized once per revision and status.
     let items = page
         .data

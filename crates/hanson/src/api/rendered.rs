@@ -9,7 +9,7 @@ use bytes::Bytes;
 use crate::domain::time::{now_micros, Micros};
 use crate::domain::market::{Market, MarketStatus};
 use crate::error::{Error, Result};
-use crate::store::markets::{self, Kept, Renderings};
+use crate::store::markets::search::{self, Kept, Renderings};
 use crate::store::Store;
 
 /// Rendered bytes kept at most; the whole cache starts over when a rendering would pass it.
@@ -61,7 +61,7 @@ impl RenderedMarkets {
         let mut before: Option<String> = None;
         loop {
             let after = before.clone();
-            let chunk = store.read(move |c| markets::markets_before(c, after.as_deref(), WARM_CHUNK)).await;
+            let chunk = store.read(move |c| search::markets_before(c, after.as_deref(), WARM_CHUNK)).await;
             let (current, loaded, lowest) = match chunk {
                 Ok(chunk) => chunk,
                 Err(e) => {

@@ -9,12 +9,6 @@ use super::rendered::RenderedMarkets;
 use crate::events::{background, Hub, HubPublisher, StreamSettings};
 use crate::store::Store;
 
-/// Bodies up to 65,536 bytes are accepted; one more byte is a 413.
-pub const MAX_BODY_BYTES: usize = 65_536;
-/// Largest request head (request line and headers) `hanson serve` reads; a larger one is 431
-/// (or 414 when the request target alone is over hyper's 65,534 bytes).
-pub const MAX_HEAD_BYTES: usize = 131_072;
-
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
     /// Nonce, login and refresh, per client IP.
@@ -114,7 +108,7 @@ pub struct Shared {
     pub auth: Arc<AuthState>,
     pub(crate) limiters: Arc<Limiters>,
     pub(crate) trusted_proxies: Arc<[ipnet::IpNet]>,
-    pub(crate) search_cache: Arc<crate::store::markets::SearchCache>,
+    pub(crate) search_cache: Arc<crate::store::markets::search::SearchCache>,
     pub(crate) rendered_markets: Arc<RenderedMarkets>,
     pub hub: Arc<Hub>,
     pub web: Arc<super::web::WebApp>,

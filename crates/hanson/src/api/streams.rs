@@ -23,7 +23,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::extract::{ApiPath, ApiQuery, UserAuth};
-use super::middleware::ClientIp;
+use super::request_meta::ClientIp;
 use super::openapi::{E401, E404, E422};
 use super::state::AppState;
 use crate::domain::event::Published;
@@ -215,7 +215,7 @@ async fn user_snapshot(app: &AppState, wallet_id: &WalletId) -> Result<UserSnaps
     app.store
         .read(move |c| {
             let balances = tenants::balances(c, "wallet", &wallet_id)?;
-            Ok(UserSnapshot { balances, positions: history::wallet_holdings(c, &wallet_id)? })
+            Ok(UserSnapshot { balances, positions: history::holdings::wallet_holdings(c, &wallet_id)? })
         })
         .await
 }

@@ -24,16 +24,22 @@ use crate::domain::position::{Holding, PositionStatus, PositionType};
 use crate::domain::settlement::{Cancellation, ClaimReceipt, Resolution};
 use crate::domain::time::{now_micros, parse_timestamp, Micros, Timestamp};
 use crate::error::{Error, Result, Validator};
-use crate::store::history::{self, HoldingsQuery, PriceQuery, TradeQuery};
+use crate::store::history::holdings::{self, HoldingsQuery};
+use crate::store::history::trades::{self, TradeQuery};
+use crate::store::history::{self, PriceQuery};
 use crate::domain::ids::{MarketId, OutcomeId};
 use crate::domain::settlement::{CancelRequest, ResolveRequest};
-use crate::domain::trade::{BetReceipt, BetRequest, SaleReceipt, SellRequest, TradeKind, TradeRecord, Trader};
-use crate::store::trading;
+use crate::domain::trade::{BetReceipt, BetRequest, SaleReceipt, SellRequest, Trader};
+use crate::domain::trade_record::{TradeKind, TradeRecord};
+use crate::store::batch::TradeKeys;
+use crate::store::{settlement, trading};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(place_bet))
         .routes(routes!(sell))
+        // Bets and sells run on the trade leader when several nodes share a database.
+        .route_layer(axum::middleware::from_fn(super::forward::forward_trade))
         .routes(routes!(claim))
         .routes(routes!(holdings))
         .routes(routes!(trade_records))
@@ -97,8 +103,8 @@ async fn place_bet(
     v.finish()?;
     let request = BetRequest { market_id: MarketId(market_id), outcome_id: OutcomeId(outcome_id), amount: amount.unwrap_or(0) };
     let session = trader.clone();
-    let keys = trade_keys(&trader, &request.market_id, &request.outcome_id);
-    idempotent::run_with(&app, &headers, wallet_principal(&user), body.fingerprint, Some(keys), move |c| trading::live_session(c, &session), move |c, address| {
+    let keys = TradeKeys::of(&trader, &request.market_id, &request.outcome_id);
+    idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, Some(keys), move |c| trading::live_session(c, &session), move |c, address| {
         Ok((StatusCode::OK, trading::place_bet(c, &trader, &address, &request)?))
     })
     .await
@@ -136,8 +142,8 @@ async fn sell(
     let by = by.ok_or_else(|| Error::internal("validated sell form missing"))?;
     let request = SellRequest { market_id: MarketId(market_id), outcome_id: OutcomeId(outcome_id), by };
     let session = trader.clone();
-    let keys = trade_keys(&trader, &request.market_id, &request.outcome_id);
-    idempotent::run_with(&app, &headers, wallet_principal(&user), body.fingerprint, Some(keys), move |c| trading::live_session(c, &session), move |c, address| {
+    let keys = TradeKeys::of(&trader, &request.market_id, &request.outcome_id);
+    idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, Some(keys), move |c| trading::live_session(c, &session), move |c, address| {
         Ok((StatusCode::OK, trading::sell(c, &trader, &address, &request)?))
     })
     .await
@@ -165,8 +171,8 @@ async fn claim(
     let trader = trader(&user, body.value.session_id.as_deref(), &mut v)?;
     v.finish()?;
     let session = trader.clone();
-    idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, move |c| trading::live_session(c, &session), move |c, _address| {
-        Ok((StatusCode::OK, trading::claim(c, &trader, &position_id, now_micros())?))
+    idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, None, move |c| trading::live_session(c, &session), move |c, _address| {
+        Ok((StatusCode::OK, settlement::claim(c, &trader, &position_id, now_micros())?))
     })
     .await
 }
@@ -210,7 +216,7 @@ async fn holdings(State(app): State<AppState>, user: UserAuth, ApiJson(request):
     }
     v.finish()?;
     let query = HoldingsQuery { wallet_id: user.wallet_id.to_string(), market_id: f.market_id, outcome_id: f.outcome_id, status: f.status, page, sort };
-    let page = app.store.read(move |c| history::holdings(c, &query)).await?;
+    let page = app.store.read(move |c| holdings::holdings(c, &query)).await?;
     Ok(Json(page))
 }
 
@@ -255,7 +261,7 @@ async fn trade_records(State(app): State<AppState>, ApiJson(request): ApiJson<Se
         page,
         sort,
     };
-    let page = app.store.read(move |c| history::trades(c, &query)).await?;
+    let page = app.store.read(move |c| trades::trades(c, &query)).await?;
     Ok(Json(page))
 }
 
@@ -381,8 +387,8 @@ async fn resolve(
         resolution_data,
     };
     let principal = format!("provider:{}", provider.id);
-    idempotent::run(&app, &headers, principal, body.fingerprint, idempotent::no_check, move |c, ()| {
-        Ok((StatusCode::OK, trading::resolve(c, &provider.id, &request, now_micros())?))
+    idempotent::run(&app, &headers, principal, body.fingerprint, None, idempotent::no_check, move |c, ()| {
+        Ok((StatusCode::OK, settlement::resolve(c, &provider.id, &request, now_micros())?))
     })
     .await
 }
@@ -422,18 +428,9 @@ async fn cancel(
     v.finish()?;
     let request = CancelRequest { market_id: MarketId(market_id), canceller_wallet_id, cancellation_source, reason, cancellation_data };
     let principal = format!("provider:{}", provider.id);
-    idempotent::run(&app, &headers, principal, body.fingerprint, idempotent::no_check, move |c, ()| {
-        Ok((StatusCode::OK, trading::cancel(c, &provider.id, &request, now_micros())?))
+    idempotent::run(&app, &headers, principal, body.fingerprint, None, idempotent::no_check, move |c, ()| {
+        Ok((StatusCode::OK, settlement::cancel(c, &provider.id, &request, now_micros())?))
     })
     .await
 }
 
-/// What a trade reads first (see `trading::preload`).
-fn trade_keys(trader: &Trader, market_id: &str, outcome_id: &str) -> trading::TradeKeys {
-    trading::TradeKeys {
-        session_id: trader.session_id.to_string(),
-        wallet_id: trader.wallet_id.to_string(),
-        market_id: market_id.to_string(),
-        outcome_id: outcome_id.to_string(),
-    }
-}

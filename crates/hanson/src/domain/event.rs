@@ -13,7 +13,7 @@ use super::position::Holding;
 use super::settlement::{Cancellation, ClaimReceipt, Resolution};
 use super::tenant::TransferReceipt;
 use super::time::{Micros, Timestamp};
-use super::trade::TradeRecord;
+use super::trade_record::TradeRecord;
 use super::views::{market_detail, OutcomeView};
 use crate::error::{Error, Result};
 

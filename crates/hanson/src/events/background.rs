@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use super::Hub;
 use crate::domain::time::now_micros;
-use crate::store::events::{self as log, Notified, Retention};
+use crate::store::closures;
+use crate::store::event_log::{self as log, Notified, Retention};
 use crate::store::postgres::Notice;
 use crate::store::{Backend, Store};
 
@@ -49,8 +50,8 @@ pub fn start(hub: &Arc<Hub>, store: Store) {
 async fn announce_closures(store: &Store) -> crate::error::Result<()> {
     let now = now_micros();
     // A read first: the write (and on SQLite a group commit) only when one is due.
-    if store.read(move |c| log::closures_due(c, now)).await? {
-        while store.write(move |c| log::announce_closures(c, now)).await? == log::CLOSURES_PER_WRITE {}
+    if store.read(move |c| closures::closures_due(c, now)).await? {
+        while store.write(move |c| closures::announce_closures(c, now)).await? == closures::CLOSURES_PER_WRITE {}
     }
     Ok(())
 }

@@ -28,7 +28,7 @@ use crate::domain::ids::{MarketId, WalletId};
 use crate::domain::time::now_micros;
 use crate::domain::views::{market_detail, MarketDetail};
 use crate::error::{Error, Result};
-use crate::store::{events as log, markets, Publisher, Store};
+use crate::store::{event_log as log, markets, Publisher, Store};
 
 /// Batches a market's channel keeps for slow subscribers; one overtaken reads the log.
 const MARKET_BUFFER: usize = 256;

@@ -2,7 +2,6 @@
 
 use std::collections::HashMap;
 
-use super::ledger;
 use super::sql::{query_as, Conn, Param};
 use super::positions::POSITION_COLUMNS;
 use crate::domain::candle::CANDLE_WIDTHS;
@@ -144,7 +143,7 @@ pub fn audit(c: &mut dyn Conn) -> Result<Report> {
     for m in market_rows {
         report.markets += 1;
         let (id, status) = (m.text(0)?, m.text(1)?);
-        let pool = balances.get(&ledger::pool_account(&id)).copied().unwrap_or(0);
+        let pool = balances.get(&crate::domain::ledger::pool_account(&id)).copied().unwrap_or(0);
         let outcomes = c.query("SELECT id, total_shares, total_volume FROM outcomes WHERE market_id = $1", &[Param::Text(&id)])?;
         let positions: Vec<Position> = query_as(c, &format!("SELECT {POSITION_COLUMNS} FROM positions WHERE market_id = $1"), &[Param::Text(&id)])?;
         report.positions += positions.len();

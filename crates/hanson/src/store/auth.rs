@@ -3,6 +3,7 @@
 use crate::domain::event::Event;
 use super::sql::{query_opt_as, Conn, FromRow, Param, Row};
 use super::tenants;
+use super::tx::Tx;
 use crate::domain::session::{AltKey, Session};
 use crate::domain::tenant::Wallet;
 use crate::domain::time::Micros;
@@ -100,13 +101,13 @@ pub fn session(c: &mut dyn Conn, id: &str) -> Result<Option<Session>> {
 }
 
 /// Revokes a live session; its user streams end (`SessionEnded`).
-pub fn revoke_session(c: &mut dyn Conn, id: &str, now: Micros) -> Result<()> {
+pub fn revoke_session(c: &mut Tx<'_>, id: &str, now: Micros) -> Result<()> {
     let revoked = c.query(
         "UPDATE sessions SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING wallet_id",
         &[Param::Int(now), Param::Text(id)],
     )?;
     for row in revoked {
-        c.emit(Event::SessionEnded { wallet_id: row.text(0)?.into(), session_id: id.into() })?;
+        c.emit(Event::SessionEnded { wallet_id: row.text(0)?.into(), session_id: id.into() });
     }
     Ok(())
 }
@@ -120,7 +121,7 @@ pub enum Refreshed {
 }
 
 /// Rotates a refresh token. Reuse of a spent token revokes the whole session (and commits).
-pub fn refresh(c: &mut dyn Conn, token_hash: &[u8], provider_id: &str, new_hash: &[u8], now: Micros) -> Result<Refreshed> {
+pub fn refresh(c: &mut Tx<'_>, token_hash: &[u8], provider_id: &str, new_hash: &[u8], now: Micros) -> Result<Refreshed> {
     let Some(row) = c.query_opt(
         "SELECT session_id, spent_at FROM refresh_tokens WHERE token_hash = $1",
         &[Param::Blob(token_hash)],

@@ -8,24 +8,33 @@ use crate::domain::time::Micros;
 use crate::error::{Error, Result};
 
 /// Stored responses are honoured for 24 hours.
-pub const RETENTION_MICROS: Micros = 24 * 3600 * 1_000_000;
+pub(crate) const RETENTION_MICROS: Micros = 24 * 3600 * 1_000_000;
 
-pub enum Prior {
+/// A request's `Idempotency-Key`, with who sent it and a fingerprint of what it asked.
+#[derive(Debug, Clone)]
+pub(crate) struct IdempotencyKey {
+    /// The provider for an API key, the wallet for an access token.
+    pub(crate) principal: String,
+    pub(crate) key: String,
+    pub(crate) fingerprint: Vec<u8>,
+}
+
+pub(crate) enum Prior {
     None,
     Replay { status: u16, body: Value },
 }
 
-pub fn lookup(c: &mut dyn Conn, principal: &str, key: &str, request_hash: &[u8], now: Micros) -> Result<Prior> {
+pub(crate) fn lookup(c: &mut dyn Conn, k: &IdempotencyKey, now: Micros) -> Result<Prior> {
     let row = c.query_opt(
         "SELECT request_hash, status, response, created_at FROM idempotency_keys WHERE principal = $1 AND key = $2",
-        &[Param::Text(principal), Param::Text(key)],
+        &[Param::Text(&k.principal), Param::Text(&k.key)],
     )?;
     let Some(row) = row else { return Ok(Prior::None) };
     // An expired record is replaced by `save`; the lookup itself writes nothing.
     if row.int(3)? + RETENTION_MICROS <= now {
         return Ok(Prior::None);
     }
-    if row.blob(0)? != request_hash {
+    if row.blob(0)? != k.fingerprint {
         return Err(Error::rule("idempotency_key_reused", "this Idempotency-Key was used with a different request"));
     }
     let body = serde_json::from_str(&row.text(2)?).map_err(Error::internal)?;
@@ -35,16 +44,16 @@ pub fn lookup(c: &mut dyn Conn, principal: &str, key: &str, request_hash: &[u8],
 /// Records the response, replacing an expired record of the same key; if another request
 /// with the same key committed first, this one is refused (and its operation rolled back
 /// with it).
-pub fn save(c: &mut dyn Conn, principal: &str, key: &str, request_hash: &[u8], status: u16, body: &Value, now: Micros) -> Result<()> {
+pub(crate) fn save(c: &mut dyn Conn, k: &IdempotencyKey, status: u16, body: &Value, now: Micros) -> Result<()> {
     let inserted = c.exec(
         "INSERT INTO idempotency_keys (principal, key, request_hash, status, response, created_at) \
          VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (principal, key) DO UPDATE \
          SET request_hash = excluded.request_hash, status = excluded.status, response = excluded.response, \
          created_at = excluded.created_at WHERE idempotency_keys.created_at <= $7",
         &[
-            Param::Text(principal),
-            Param::Text(key),
-            Param::Blob(request_hash),
+            Param::Text(&k.principal),
+            Param::Text(&k.key),
+            Param::Blob(&k.fingerprint),
             Param::Int(i64::from(status)),
             Param::Text(&body.to_string()),
             Param::Int(now),

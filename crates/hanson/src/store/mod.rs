@@ -1,36 +1,57 @@
 //! Storage: the SQL and its two backends. [`Store`] is the one entry point: each change of
 //! money or market state is one call that runs in one transaction on the chosen backend and
 //! returns a typed result, its events published once the commit is durable. The operations
-//! themselves are written once, against [`sql::Conn`], in the submodules.
+//! are written once, against [`sql::Conn`] (reads and table writes) or [`tx::Tx`] (writes that
+//! emit events), in the submodules:
+//! - tables: `accounts`, `positions`, `markets`, `history`, `event_log`, `sessions`,
+//!   `idempotency`, `webhooks`, `tenants`, `auth`;
+//! - the copies a batch of trades keeps in memory: `batch`;
+//! - operations: `ledger` (transfers), `trading` (bets and sales, planned by the domain),
+//!   `settlement`, `market_edits`, `closures`;
+//! - backends: `sqlite`, `postgres`.
 
+pub(crate) mod accounts;
 pub mod audit;
-pub mod auth;
-pub mod events;
-pub mod webhooks;
+pub(crate) mod auth;
+pub(crate) mod batch;
+
+pub(crate) mod closures;
+pub mod event_log;
 pub mod history;
-pub mod hot;
-pub mod idempotency;
-pub mod ledger;
-pub mod markets;
+pub(crate) mod idempotency;
+pub(crate) mod ledger;
+pub(crate) mod market_edits;
+pub(crate) mod markets;
 pub mod positions;
 pub mod postgres;
 mod readers;
+pub(crate) mod sessions;
 pub mod settings;
-pub mod shared_read;
+pub(crate) mod settlement;
+pub(crate) mod shared_read;
 pub mod sql;
 pub mod sqlite;
-pub mod trading;
-pub mod tenants;
+pub(crate) mod tenants;
+pub(crate) mod trading;
+pub mod tx;
+pub(crate) mod webhooks;
 
 use std::sync::Arc;
 
+use serde::Serialize;
+use serde_json::Value;
 use tracing::Instrument;
 
 use crate::domain::event::{Event, Published};
 use crate::domain::time::now_micros;
 use crate::error::{Error, Result};
-pub use settings::{StoreOptions, Undo};
-use sql::{Conn, Dialect, Param, Row};
+use batch::BatchRows;
+pub use batch::TradeKeys;
+use idempotency::{IdempotencyKey, Prior};
+pub use settings::StoreOptions;
+use settings::Undo;
+use sql::Conn;
+use tx::Tx;
 
 #[derive(Clone)]
 pub enum Backend {
@@ -55,9 +76,9 @@ impl Publisher for Discard {
 pub struct Store {
     backend: Backend,
     publisher: Arc<dyn Publisher>,
-    /// This process among the nodes sharing a database (see `events::record`).
+    /// This process among the nodes sharing a database (see `event_log::write`).
     node: Arc<str>,
-    candle_keys: Arc<history::CandleKeys>,
+    candle_keys: Arc<history::candle_keys::CandleKeys>,
 }
 
 /// A DEBUG span per store call, named by the function that made the call (the closure's
@@ -67,41 +88,10 @@ fn operation_span<F>(kind: &'static str) -> tracing::Span {
     tracing::debug_span!("store", kind, op = std::any::type_name::<F>())
 }
 
-/// The connection a write's operation sees: the backend's, plus the events it emits.
-struct Emitting<'c> {
-    conn: &'c mut dyn Conn,
-    events: Vec<Event>,
-}
-
-impl Conn for Emitting<'_> {
-    fn dialect(&self) -> Dialect {
-        self.conn.dialect()
-    }
-
-    fn exec(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64> {
-        self.conn.exec(sql, params)
-    }
-
-    fn query(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Vec<Row>> {
-        self.conn.query(sql, params)
-    }
-
-    fn exec_later(&mut self, sql: &str, params: &[Param<'_>]) -> Result<()> {
-        self.conn.exec_later(sql, params)
-    }
-
-    fn hot(&mut self) -> Option<&mut hot::HotRows> {
-        self.conn.hot()
-    }
-
-    fn emit(&mut self, event: Event) -> Result<()> {
-        self.events.push(event);
-        Ok(())
-    }
-
-    fn lock_clause(&self) -> &'static str {
-        self.conn.lock_clause()
-    }
+/// What a keyed write answers: what it did now, or what it answered the first time.
+pub(crate) enum Answer {
+    Fresh(u16, Value),
+    Replay(u16, Value),
 }
 
 impl Store {
@@ -141,7 +131,7 @@ impl Store {
     }
 
     /// The hourly candle keys price-history reads keep between requests.
-    pub fn candle_keys(&self) -> Arc<history::CandleKeys> {
+    pub(crate) fn candle_keys(&self) -> Arc<history::candle_keys::CandleKeys> {
         self.candle_keys.clone()
     }
 
@@ -152,55 +142,88 @@ impl Store {
     /// Runs `op` in one write transaction; returns once it is durable.
     ///
     /// `op` is `Clone` because PostgreSQL may run it again from the start, on a copy, when its
-    /// transaction loses a race with another node (see `postgres.rs`); capture owned values
-    /// that are `Clone`. SQLite runs it exactly once.
+    /// transaction loses a race with another node (see `postgres`); capture owned values that
+    /// are `Clone`. SQLite runs it exactly once.
     pub async fn write<T, F>(&self, op: F) -> Result<T>
     where
         T: Send + 'static,
-        F: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
+        F: FnOnce(&mut Tx<'_>) -> Result<T> + Clone + Send + 'static,
     {
-        self.write_with(Undo::Savepoint, op).await
+        self.write_as(Undo::Savepoint, None, op).await
     }
 
-    /// [`Store::write`], saying how a failure of `op` is undone.
-    pub async fn write_with<T, F>(&self, undo: Undo, op: F) -> Result<T>
+    /// A bet or a sale, which names the rows it reads first (`keys`). On PostgreSQL it runs
+    /// in a trade batch, which reads those rows for all its trades at once; on SQLite in the
+    /// group commit. It runs without a savepoint: it must make every check before its first
+    /// write, and if it fails after writing all the same, the whole batch is rolled back (on
+    /// SQLite every write in it fails; on PostgreSQL each runs again alone).
+    pub async fn trade<T, F>(&self, keys: TradeKeys, op: F) -> Result<T>
     where
         T: Send + 'static,
-        F: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
+        F: FnOnce(&mut Tx<'_>) -> Result<T> + Clone + Send + 'static,
     {
-        self.write_as(undo, None, op).await
+        self.write_as(Undo::WholeBatch, Some(keys), op).await
     }
 
-    /// A bet or a sale: `keys` name the rows it reads first. On PostgreSQL it runs in a
-    /// trade batch, which reads those rows for all its trades at once (`trading::preload`)
-    /// and runs a trade that fails after writing again alone (`postgres::batch`); on SQLite it
-    /// runs in the group commit as `undo` says.
-    pub async fn write_trade<T, F>(&self, keys: trading::TradeKeys, undo: Undo, op: F) -> Result<T>
+    /// A state-changing request, run once per `Idempotency-Key` (`key`): `authorize` runs
+    /// first in the transaction (a replay is served only to a caller still allowed to make
+    /// the request) and hands what it found to `op`, which returns the whole answer (status
+    /// and body), stored with the key so that a retry replays exactly what the first request
+    /// answered. A bet or sale names the rows it reads first (`trade`): on PostgreSQL it runs
+    /// in a trade batch. Without a key it runs without a savepoint (every check comes before
+    /// its first write; a failure after it takes back the whole group commit); with one, the
+    /// key's record is written after it and may fail, so it takes a savepoint.
+    pub(crate) async fn write_once<A, G, B, F>(&self, key: Option<IdempotencyKey>, trade: Option<TradeKeys>, authorize: A, op: F) -> Result<Answer>
     where
-        T: Send + 'static,
-        F: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
+        A: FnOnce(&mut Tx<'_>) -> Result<G> + Clone + Send + 'static,
+        B: Serialize + Send + 'static,
+        F: FnOnce(&mut Tx<'_>, G) -> Result<(u16, B)> + Clone + Send + 'static,
     {
-        self.write_as(undo, Some(keys), op).await
+        let Some(key) = key else {
+            let op = move |tx: &mut Tx<'_>| {
+                let granted = authorize(tx)?;
+                let (status, body) = op(tx, granted)?;
+                Ok(Answer::Fresh(status, serde_json::to_value(body).map_err(Error::internal)?))
+            };
+            return match trade {
+                Some(keys) => self.trade(keys, op).await,
+                None => self.write(op).await,
+            };
+        };
+        let now = now_micros();
+        let keyed = move |tx: &mut Tx<'_>| {
+            let granted = authorize(tx)?;
+            match idempotency::lookup(tx, &key, now)? {
+                Prior::Replay { status, body } => Ok(Answer::Replay(status, body)),
+                Prior::None => {
+                    let (status, body) = op(tx, granted)?;
+                    let body = serde_json::to_value(body).map_err(Error::internal)?;
+                    idempotency::save(tx, &key, status, &body, now)?;
+                    Ok(Answer::Fresh(status, body))
+                }
+            }
+        };
+        self.write_as(Undo::Savepoint, trade, keyed).await
     }
 
-    async fn write_as<T, F>(&self, undo: Undo, keys: Option<trading::TradeKeys>, op: F) -> Result<T>
+    async fn write_as<T, F>(&self, undo: Undo, keys: Option<TradeKeys>, op: F) -> Result<T>
     where
         T: Send + 'static,
-        F: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
+        F: FnOnce(&mut Tx<'_>) -> Result<T> + Clone + Send + 'static,
     {
         let node = self.node.clone();
-        let op = move |c: &mut dyn Conn| {
-            let mut conn = Emitting { conn: c, events: Vec::new() };
-            let value = op(&mut conn)?;
-            let Emitting { events, .. } = conn;
-            let trades: Vec<&'static str> = events
+        let op = move |c: &mut dyn Conn, rows: Option<&mut BatchRows>| {
+            let mut tx = Tx::new(c, rows);
+            let value = op(&mut tx)?;
+            let trades: Vec<&'static str> = tx
+                .events()
                 .iter()
                 .filter_map(|e| match e {
                     Event::TradeCreated(t) => Some(t.trade.transaction_type.as_str()),
                     _ => None,
                 })
                 .collect();
-            let published = events::record(c, events, &node, now_micros())?;
+            let published = tx.finish(&node, now_micros())?;
             Ok((value, published, trades))
         };
         let write = async {
@@ -276,8 +299,8 @@ mod tests {
             let store = store.clone();
             async move {
                 store
-                    .write_with(Undo::WholeBatch, |c| {
-                        c.emit(closing_of("spoiler"))?;
+                    .write_as(Undo::WholeBatch, None, |c| {
+                        c.emit(closing_of("spoiler"));
                         c.exec("INSERT INTO schema_migrations (version, applied_at) VALUES (999999, 0)", &[])?;
                         Err::<(), _>(Error::rule("late_failure", "failed after writing"))
                     })
@@ -287,7 +310,7 @@ mod tests {
         let mates: Vec<_> = (0..8)
             .map(|i| {
                 let store = store.clone();
-                tokio::spawn(async move { store.write(move |c| c.emit(closing_of(&format!("mate{i}")))).await })
+                tokio::spawn(async move { store.write(move |c| Ok(c.emit(closing_of(&format!("mate{i}"))))).await })
             })
             .collect();
         assert!(matches!(spoiler.await.expect("task"), Err(Error::Rule { code: "late_failure", .. })));

@@ -29,11 +29,8 @@ impl FromRow for Position {
     }
 }
 
-/// What a wallet holds of an outcome (as a trade batch keeps it, see `hot`).
+/// What a wallet holds of an outcome, locked.
 pub fn position_of(c: &mut dyn Conn, wallet_id: &str, outcome_id: &str) -> Result<Option<Position>> {
-    if let Some(kept) = c.hot().and_then(|hot| hot.position(wallet_id, outcome_id).map(|p| p.cloned())) {
-        return Ok(kept);
-    }
     let sql = format!("SELECT {POSITION_COLUMNS} FROM positions WHERE wallet_id = $1 AND outcome_id = $2{}", c.lock_clause());
     query_opt_as(c, &sql, &[Param::Text(wallet_id), Param::Text(outcome_id)])
 }
@@ -59,9 +56,6 @@ fn new_row(p: &Position) -> [Param<'_>; 9] {
 /// Stores a position: inserted when `stored_status` is None (it was never stored), else
 /// updated from that status.
 pub fn save_position(c: &mut dyn Conn, p: &Position, stored_status: Option<PositionStatus>) -> Result<()> {
-    if c.hot().and_then(|hot| hot.set_position(p)).is_some() {
-        return Ok(());
-    }
     match stored_status {
         None => c.exec(&format!("{INSERT_POSITIONS} {}", value_rows(1, 9)), &new_row(p))?,
         // Leaving an unchanged status out keeps SQLite from rewriting the position's entry in
@@ -78,7 +72,7 @@ pub fn save_position(c: &mut dyn Conn, p: &Position, stored_status: Option<Posit
     Ok(())
 }
 
-/// Stores positions a trade batch kept (see `hot`), new or changed, in one statement.
+/// Stores positions a trade batch kept (see `batch`), new or changed, in one statement.
 pub fn upsert_positions(c: &mut dyn Conn, positions: &[Position]) -> Result<()> {
     if positions.is_empty() {
         return Ok(());

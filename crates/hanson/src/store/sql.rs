@@ -1,8 +1,6 @@
 //! The small SQL surface every backend provides. Store operations are written once against
 //! [`Conn`]; placeholders are `$1, $2, ...` in every dialect.
 
-use super::hot::HotRows;
-use crate::domain::event::Event;
 use crate::error::{Error, Result};
 
 #[derive(Debug, Clone, Copy)]
@@ -200,7 +198,7 @@ pub trait Conn {
 
     /// Runs a write whose row count nothing needs and whose rows nothing in this transaction
     /// reads before it ends. A PostgreSQL trade batch sends all of these in one round trip
-    /// before its COMMIT (`postgres::batch`); elsewhere it runs at once.
+    /// before its COMMIT; elsewhere it runs at once.
     fn exec_later(&mut self, sql: &str, params: &[Param<'_>]) -> Result<()> {
         self.exec(sql, params).map(|_| ())
     }
@@ -225,18 +223,6 @@ pub trait Conn {
     /// anyway). Only for statements whose plans do not depend on their values.
     fn plan_once(&mut self) -> Result<()> {
         Ok(())
-    }
-
-    /// The rows this connection keeps in memory for its group commit (the SQLite writer's,
-    /// while it runs a trade; see `hot`); none elsewhere.
-    fn hot(&mut self) -> Option<&mut HotRows> {
-        None
-    }
-
-    /// Records an event this write causes; `Store::write` hands the events of a
-    /// write to the publisher once its commit is durable, and drops them if it fails.
-    fn emit(&mut self, _event: Event) -> Result<()> {
-        Err(Error::internal("events are emitted only inside Store::write"))
     }
 
     /// `FOR UPDATE` where the dialect locks rows; SQLite's single writer already serializes.

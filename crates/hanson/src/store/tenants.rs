@@ -2,7 +2,9 @@
 
 use sha2::{Digest, Sha256};
 
-use super::ledger::{self, Account, Kind, Transfer};
+use super::ledger;
+use super::tx::Tx;
+use crate::domain::ledger::{Account, Transfer};
 use super::sql::{query_as, query_opt_as, Conn, FromRow, Param, Row};
 use crate::domain::money::Wei;
 use crate::domain::event::Event;
@@ -208,7 +210,7 @@ fn transferred(t: &ExternalTransfer, balance_after: u128, now: Micros) -> Transf
 }
 
 /// Deposits into a treasury or wallet, or withdraws from a wallet; idempotent by reference.
-pub fn external_transfer(c: &mut dyn Conn, t: ExternalTransfer, now: Micros) -> Result<Recorded> {
+pub fn external_transfer(c: &mut Tx<'_>, t: ExternalTransfer, now: Micros) -> Result<Recorded> {
     let hash = request_hash(&t);
     if let Some(row) = c.query_opt(
         "SELECT request_hash, response FROM external_transfers WHERE provider_id = $1 AND kind = $2 AND reference = $3",
@@ -229,20 +231,17 @@ pub fn external_transfer(c: &mut dyn Conn, t: ExternalTransfer, now: Micros) -> 
     let id = crate::domain::ids::new_id();
     let response = match t.kind {
         ExternalKind::TreasuryDeposit => {
-            let account = ledger::treasury_account(&t.provider_id, &t.token_id);
-            let (_, balance_after) = ledger::transfer(
-                c,
-                Transfer {
-                    kind: "treasury_deposit",
-                    from: None,
-                    to: Some(Account { id: &account, kind: Kind::Treasury, owner_id: Some(&t.provider_id) }),
-                    token_id: &t.token_id,
-                    amount: t.amount,
-                    reference_id: Some(&id),
-                    at: now,
-                },
-            )
-            .map_err(|e| ledger::map_transfer_error(e, "insufficient_treasury", "treasury"))?;
+            let deposit = Transfer {
+                kind: "treasury_deposit",
+                from: None,
+                to: Some(Account::treasury(&t.provider_id, &t.token_id)),
+                token_id: t.token_id.clone(),
+                amount: t.amount,
+                reference_id: Some(id.clone()),
+                at: now,
+            };
+            let (_, balance_after) =
+                ledger::transfer(c, deposit).map_err(|e| ledger::client_error(e, "insufficient_treasury", "treasury"))?;
             TransferReceipt::Treasury(TreasuryDeposit { deposit_id: id.clone(), transfer: transferred(&t, balance_after, now) })
         }
         ExternalKind::WalletDeposit | ExternalKind::WalletWithdrawal => {
@@ -255,19 +254,16 @@ pub fn external_transfer(c: &mut dyn Conn, t: ExternalTransfer, now: Micros) -> 
                     Error::rule("insufficient_balance", "wallet balance 0 is too low")
                 })?
             };
-            let account = ledger::wallet_account(&wallet.wallet_id, &t.token_id);
-            let side = Account { id: &account, kind: Kind::Wallet, owner_id: Some(&wallet.wallet_id) };
+            let side = Account::wallet(&wallet.wallet_id, &t.token_id);
             let (kind, from, to) = if t.kind == ExternalKind::WalletDeposit {
                 ("wallet_deposit", None, Some(side))
             } else {
                 ("wallet_withdrawal", Some(side), None)
             };
             let is_deposit = to.is_some();
-            let (from_after, to_after) = ledger::transfer(
-                c,
-                Transfer { kind, from, to, token_id: &t.token_id, amount: t.amount, reference_id: Some(&id), at: now },
-            )
-            .map_err(|e| ledger::map_transfer_error(e, "insufficient_balance", "wallet"))?;
+            let transfer = Transfer { kind, from, to, token_id: t.token_id.clone(), amount: t.amount, reference_id: Some(id.clone()), at: now };
+            let (from_after, to_after) =
+                ledger::transfer(c, transfer).map_err(|e| ledger::client_error(e, "insufficient_balance", "wallet"))?;
             TransferReceipt::Wallet(WalletTransfer {
                 id: id.clone(),
                 wallet_id: wallet.wallet_id.to_string(),
@@ -296,6 +292,6 @@ pub fn external_transfer(c: &mut dyn Conn, t: ExternalTransfer, now: Micros) -> 
         }
         (_, wallet_id) => Event::DepositCompleted { receipt: response.clone(), wallet_id, provider_id: ProviderId(t.provider_id.clone()) },
     };
-    c.emit(event)?;
+    c.emit(event);
     Ok(Recorded { response, replayed: false })
 }

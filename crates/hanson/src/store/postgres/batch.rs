@@ -1,8 +1,8 @@
 //! Trade batches: the bets and sells a node has waiting run in one transaction with one
 //! commit, as SQLite's group commit does. Each trade holding its market's row lock across its
 //! own round trips and commit ran one market at about one trade per commit; a batch takes
-//! the lock once, keeps the market and the balances its trades change in memory (`hot`),
-//! writes each row once, and commits once for all of them.
+//! the lock once, keeps the market and the balances its trades change in memory
+//! (`store::batch`), writes each row once, and commits once for all of them.
 //!
 //! Every batch first takes one advisory lock (`TRADE_BATCH_LOCK`), so the batches of all
 //! nodes sharing the database run one after another: a batch locks markets and accounts in
@@ -11,7 +11,7 @@
 //!
 //! The batch sends its BEGIN, the batch lock and the reads of the rows its trades start from
 //! (markets, sessions, positions, balances; a statement per kind) in one round trip
-//! (`trading::preload`, `Conn::query_all`), and the rows its trades write and the COMMIT in
+//! (`batch::preload`, `Conn::query_all`), and the rows its trades write and the COMMIT in
 //! one more (`Conn::exec_later`).
 //!
 //! A trade that fails before its first write (a rule, a balance) fails alone and the batch
@@ -24,10 +24,10 @@ use std::sync::{mpsc, Arc, LazyLock};
 
 use tokio::sync::oneshot;
 
-use super::{pg_error, InUse, PgConn, Pool, BEGIN_WRITE, PLAN_ONCE};
-use crate::store::hot::{self, HotRows};
-use crate::store::hot::Carried;
-use crate::store::trading::{self, KnownMarkets, TradeKeys};
+use super::conn::PgConn;
+use super::pool::Pool;
+use super::{pg_error, InUse, BEGIN_WRITE, PLAN_ONCE};
+use crate::store::batch::{self, BatchRows, CommittedRows, MarketCopies, TradeKeys};
 use crate::store::sql::{Conn, Row};
 use crate::error::{Error, Result};
 
@@ -56,7 +56,7 @@ pub(super) trait Member: Send {
     fn keys(&self) -> &TradeKeys;
     /// Runs a copy of the operation inside the batch's transaction, keeping its result.
     /// Returns false if it failed after writing: the batch must be rolled back.
-    fn run(&mut self, conn: &mut PgConn<'_>) -> bool;
+    fn run(&mut self, conn: &mut PgConn<'_>, rows: &mut BatchRows) -> bool;
     /// Answers with the kept result once the batch is committed, or with why it was not.
     fn answer(self: Box<Self>, committed: std::result::Result<(), &Error>);
     /// Runs the operation alone, in a transaction of its own, and answers.
@@ -73,20 +73,20 @@ struct Waiting<T, F> {
 impl<T, F> Member for Waiting<T, F>
 where
     T: Send + 'static,
-    F: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
+    F: FnOnce(&mut dyn Conn, Option<&mut BatchRows>) -> Result<T> + Clone + Send + 'static,
 {
     fn keys(&self) -> &TradeKeys {
         &self.keys
     }
 
-    fn run(&mut self, conn: &mut PgConn<'_>) -> bool {
-        let before = conn.changes();
+    fn run(&mut self, conn: &mut PgConn<'_>, rows: &mut BatchRows) -> bool {
+        let before = (conn.changes(), rows.changes());
         let op = self.op.clone();
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| op(conn)))
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| op(conn, Some(&mut *rows))))
             .unwrap_or_else(|_| Err(Error::internal("store operation panicked")));
-        let spoiled = result.is_err() && (conn.failure.is_some() || conn.changes() != before);
+        let failed_after_writing = result.is_err() && (conn.failure.is_some() || (conn.changes(), rows.changes()) != before);
         self.result = Some(result);
-        !spoiled
+        !failed_after_writing
     }
 
     fn answer(self: Box<Self>, committed: std::result::Result<(), &Error>) {
@@ -101,7 +101,8 @@ where
     }
 
     fn run_alone(self: Box<Self>, pool: &Pool) {
-        let _ = self.reply.send(pool.write_retrying(self.op));
+        let op = self.op;
+        let _ = self.reply.send(pool.write_retrying(move |c| op(c, None)));
     }
 }
 
@@ -117,7 +118,7 @@ fn same_kind(e: &Error) -> Error {
 pub(super) async fn submit<T, F>(queue: &mpsc::Sender<Box<dyn Member>>, keys: TradeKeys, op: F) -> Result<T>
 where
     T: Send + 'static,
-    F: FnOnce(&mut dyn Conn) -> Result<T> + Clone + Send + 'static,
+    F: FnOnce(&mut dyn Conn, Option<&mut BatchRows>) -> Result<T> + Clone + Send + 'static,
 {
     let (reply, answer) = oneshot::channel();
     queue
@@ -132,7 +133,7 @@ pub(super) fn start(pool: Arc<Pool>) -> Result<mpsc::Sender<Box<dyn Member>>> {
     std::thread::Builder::new()
         .name("pg-trade-batches".into())
         .spawn(move || {
-            let mut batches = BatchThread { markets: KnownMarkets::default(), contended: false };
+            let mut batches = BatchThread { markets: MarketCopies::default(), contended: false };
             while let Ok(first) = waiting.recv() {
                 pool.run_batch(first, &waiting, &mut batches);
             }
@@ -143,7 +144,7 @@ pub(super) fn start(pool: Arc<Pool>) -> Result<mpsc::Sender<Box<dyn Member>>> {
 
 /// What the batch thread keeps from one batch to the next.
 struct BatchThread {
-    markets: KnownMarkets,
+    markets: MarketCopies,
     /// The last batch waited for another node's to release the batch lock.
     contended: bool,
 }
@@ -167,8 +168,10 @@ impl Pool {
                 return;
             }
         };
-        // Carrying: `hot::flush` leaves the markets as written, kept once committed.
-        let mut conn = PgConn::new(&mut pc, Some(HotRows::carrying(Carried::default())));
+        // Starting from no committed rows: `batch::flush` leaves the markets as written,
+        // kept once committed.
+        let mut rows = BatchRows::starting_from(CommittedRows::default());
+        let mut conn = PgConn::for_batch(&mut pc);
         let known = &mut batches.markets;
         let (ran, waited_us) = if batches.contended {
             // Another node's batches take the lock in turns with this node's: the lock first,
@@ -178,7 +181,7 @@ impl Pool {
                 Ok(waited_us) => {
                     members.extend(waiting.try_iter().take(MAX_BATCH - 1));
                     let keys: Vec<TradeKeys> = members.iter().map(|m| m.keys().clone()).collect();
-                    (trading::preload(&mut conn, &keys, None, known).is_ok(), waited_us)
+                    (batch::preload(&mut conn, &mut rows, &keys, None, known).is_ok(), waited_us)
                 }
                 Err(_) => (false, 0),
             }
@@ -186,7 +189,7 @@ impl Pool {
             // BEGIN, the batch lock and the reads in one round trip.
             members.extend(waiting.try_iter().take(MAX_BATCH - 1));
             let keys: Vec<TradeKeys> = members.iter().map(|m| m.keys().clone()).collect();
-            match trading::preload(&mut conn, &keys, Some(&TAKE_BATCH_LOCK), known).and_then(|lock| waited(&lock)) {
+            match batch::preload(&mut conn, &mut rows, &keys, Some(&TAKE_BATCH_LOCK), known).and_then(|lock| waited(&lock)) {
                 Ok(waited_us) => {
                     // Trades that arrived while another node's batch held the lock join this
                     // one (without them, two nodes took turns with half-sized batches).
@@ -197,25 +200,23 @@ impl Pool {
                     };
                     let late_keys: Vec<TradeKeys> = late.iter().map(|m| m.keys().clone()).collect();
                     members.extend(late);
-                    (late_keys.is_empty() || trading::preload(&mut conn, &late_keys, None, known).is_ok(), waited_us)
+                    (late_keys.is_empty() || batch::preload(&mut conn, &mut rows, &late_keys, None, known).is_ok(), waited_us)
                 }
                 Err(_) => (false, 0),
             }
         };
         batches.contended = waited_us > OTHER_BATCH_US;
         let read = started.elapsed();
-        let ran = ran && members.iter_mut().all(|m| m.run(&mut conn));
-        let positions = conn.hot.as_ref().map(HotRows::kept_positions).unwrap_or_default();
-        let ran = ran && hot::flush(&mut conn).is_ok() && conn.failure.is_none();
+        let ran = ran && members.iter_mut().all(|m| m.run(&mut conn, &mut rows));
+        let positions = rows.kept_positions();
+        let ran = ran && batch::flush(&mut conn, &mut rows).is_ok() && conn.failure.is_none();
         if ran {
             let run = started.elapsed();
             // The writes and COMMIT in one round trip.
             match conn.send_later_then("COMMIT") {
                 Ok(()) => {
                     let written = started.elapsed();
-                    if let Some(hot) = conn.hot.take() {
-                        batches.markets.committed(hot.into_carried(), positions);
-                    }
+                    batches.markets.committed(rows.into_committed(), positions);
                     self.give_back(pc, true);
                     let metrics = crate::metrics::metrics();
                     metrics.pg_batch_size.observe(members.len() as f64);

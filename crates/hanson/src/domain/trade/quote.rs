@@ -1,15 +1,12 @@
 //! Trade quotes: the one place that turns a market's state and a request into shares, costs,
 //! fees and prices. Previews and trades both call these.
 
-use serde::Serialize;
-
-use super::fees::{split_fee, FeeSplit, PERCENT_UNITS};
-use super::ids::{MarketId, OutcomeId, PositionId, ProviderId, SessionId, TradeId, WalletId};
-use super::money::Wei;
-use super::num::{mul_div, ratio_decimal, relative_change_decimal, Rounding};
-use super::time::{Micros, Timestamp};
+use crate::domain::fees::{split_fee, FeeSplit, PERCENT_UNITS};
+use crate::domain::market::{Market, MarketStatus};
+use crate::domain::num::{mul_div, ratio_decimal, relative_change_decimal, Rounding};
+use crate::domain::time::Micros;
+use super::SellBy;
 use crate::error::{Error, Result};
-use super::market::{Market, MarketStatus};
 
 fn engine_error(e: lmsr::LmsrError) -> Error {
     match e {
@@ -32,13 +29,9 @@ pub fn ensure_open(m: &Market, now: Micros) -> Result<()> {
 
 #[derive(Debug, Clone)]
 pub struct BuyQuote {
-    pub outcome: usize,
-    pub amount: u128,
     pub fee: FeeSplit,
     pub net_amount: u128,
     pub shares: u128,
-    /// What the engine charges for `shares` (<= net_amount); the rest stays in the pool.
-    pub cost: u128,
     pub average_price: String,
     pub price_impact: String,
     pub current_price: lmsr::Price,
@@ -68,12 +61,9 @@ pub fn quote_buy(m: &Market, outcome: usize, amount: u128, now: Micros) -> Resul
     let current_price = prices[outcome];
     let average = scaled_ratio(net_amount, buy.shares);
     Ok(BuyQuote {
-        outcome,
-        amount,
         fee,
         net_amount,
         shares: buy.shares,
-        cost: buy.cost,
         average_price: ratio_decimal(net_amount, buy.shares),
         price_impact: relative_change_decimal(average, current_price.raw()),
         current_price,
@@ -81,16 +71,9 @@ pub fn quote_buy(m: &Market, outcome: usize, amount: u128, now: Micros) -> Resul
     })
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SellBy {
-    Shares(u128),
-    /// Net proceeds after the fee.
-    TargetProceeds(u128),
-}
 
 #[derive(Debug, Clone)]
 pub struct SellQuote {
-    pub outcome: usize,
     pub shares: u128,
     pub proceeds: u128,
     pub fee: FeeSplit,
@@ -137,7 +120,6 @@ pub fn quote_sell(m: &Market, outcome: usize, by: SellBy, held: u128, now: Micro
     let current_price = prices[outcome];
     let average = scaled_ratio(sell.proceeds, sell.shares);
     Ok(SellQuote {
-        outcome,
         shares: sell.shares,
         proceeds: sell.proceeds,
         fee,
@@ -147,112 +129,6 @@ pub fn quote_sell(m: &Market, outcome: usize, by: SellBy, held: u128, now: Micro
         current_price,
         new_prices,
     })
-}
-
-/// Who is trading: the wallet and session behind an access token.
-#[derive(Debug, Clone)]
-pub struct Trader {
-    pub wallet_id: WalletId,
-    pub session_id: SessionId,
-    pub provider_id: ProviderId,
-}
-
-#[derive(Debug, Clone)]
-pub struct BetRequest {
-    pub market_id: MarketId,
-    pub outcome_id: OutcomeId,
-    pub amount: u128,
-}
-
-#[derive(Debug, Clone)]
-pub struct SellRequest {
-    pub market_id: MarketId,
-    pub outcome_id: OutcomeId,
-    pub by: SellBy,
-}
-
-/// What every trade receipt says of its state: it is recorded and durable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum TradeStatus {
-    Confirmed,
-}
-
-/// Buy or sell, as trade records name them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum TradeKind {
-    Buy,
-    Sell,
-}
-
-impl TradeKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TradeKind::Buy => "buy",
-            TradeKind::Sell => "sell",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<TradeKind> {
-        [TradeKind::Buy, TradeKind::Sell].into_iter().find(|k| k.as_str() == text)
-    }
-}
-
-/// What the receipts of a bet and of a sale both say: where, by whom, at what price and
-/// fee, the wallet's balance around it, the position and the price it left.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct FilledTrade {
-    pub market_id: MarketId,
-    pub outcome_id: OutcomeId,
-    pub session_id: SessionId,
-    pub average_price: String,
-    pub transaction_fee: Wei,
-    pub balance_before: Wei,
-    pub balance_after: Wei,
-    pub position_id: PositionId,
-    pub new_outcome_price: String,
-    pub created_at: Timestamp,
-    pub status: TradeStatus,
-}
-
-/// A placed bet (spec 4.2, Place Bet).
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct BetReceipt {
-    pub bet_id: TradeId,
-    pub amount: Wei,
-    pub shares_purchased: Wei,
-    pub net_amount: Wei,
-    #[serde(flatten)]
-    pub fill: FilledTrade,
-}
-
-/// A sale of shares (spec 4.2, Sell).
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct SaleReceipt {
-    pub transaction_id: TradeId,
-    pub shares_sold: Wei,
-    pub proceeds: Wei,
-    pub net_proceeds: Wei,
-    #[serde(flatten)]
-    pub fill: FilledTrade,
-}
-
-/// One trade as the public trade records show it (positions search).
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct TradeRecord {
-    pub id: TradeId,
-    pub market_id: MarketId,
-    pub outcome_id: OutcomeId,
-    pub wallet_id: WalletId,
-    pub wallet_address: String,
-    pub transaction_type: TradeKind,
-    pub amount: Wei,
-    pub shares: Wei,
-    pub price: String,
-    pub fee: Wei,
-    pub net_amount: Wei,
-    pub created_at: Timestamp,
 }
 
 #[cfg(test)]

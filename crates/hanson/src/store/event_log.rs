@@ -1,6 +1,6 @@
-//! The event log: a write's events recorded in its transaction, each market event numbered in
-//! its market's stream; reading a stream back (resume, gap filling, other nodes' events);
-//! announcing closed markets; pruning.
+//! The event log: the rows of a write's events, written in its transaction; reading a
+//! market's stream back (resume, gap filling, other nodes' events); announcing closed
+//! markets; pruning.
 
 use std::sync::Arc;
 
@@ -31,9 +31,6 @@ impl FromRow for Published {
 /// The market's last sequence number, 0 before its first event. Under the market's write
 /// lock the next event takes this plus one.
 pub fn current_seq(c: &mut dyn Conn, market_id: &str) -> Result<i64> {
-    if let Some(seq) = c.hot().and_then(|hot| hot.seq(market_id)) {
-        return Ok(seq);
-    }
     Ok(current_seqs(c, &[market_id])?.first().map_or(0, |(_, seq)| *seq))
 }
 
@@ -88,73 +85,10 @@ pub fn seqs_from(rows: &[Row]) -> Result<Vec<(String, i64)>> {
     Ok(seqs)
 }
 
-/// Records `events` in the current transaction and returns them as they will be published.
-/// Every operation that emits a market event holds the market's lock (or is SQLite's single
-/// writer), so numbering from the stored maximum is gapless.
-///
-/// What only a user stream shows (`Event::is_stream_only`) is not kept: nothing replays it,
-/// and its rows made a trade write four log rows instead of one (23% fewer trades/s in
-/// hot_market). On PostgreSQL the same statement notifies the other nodes: of the kept rows
-/// by their positions, of the rest with the events themselves (`node` tells a node its own
-/// notifications).
-pub fn record(c: &mut dyn Conn, events: Vec<Event>, node: &str, now: Micros) -> Result<Vec<Published>> {
-    if events.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut last_seqs: Vec<(MarketId, i64)> = Vec::new();
-    let mut rows: Vec<Written> = Vec::with_capacity(events.len());
-    for event in &events {
-        let seq = match event.market_stream() {
-            None => None,
-            Some(market_id) => {
-                let index = match last_seqs.iter().position(|(m, _)| m == market_id) {
-                    Some(i) => i,
-                    None => {
-                        last_seqs.push((market_id.clone(), current_seq(c, market_id)?));
-                        last_seqs.len() - 1
-                    }
-                };
-                last_seqs[index].1 += 1;
-                Some(last_seqs[index].1)
-            }
-        };
-        let id = new_id();
-        let envelope = event.envelope(&id, now, seq)?;
-        let published = Published {
-            kind: Arc::from(event.kind()),
-            market_id: event.market_stream().cloned(),
-            seq,
-            wallet_id: event.wallet().cloned(),
-            envelope: Arc::from(envelope),
-        };
-        rows.push(Written {
-            id,
-            published,
-            kept: !event.is_stream_only(),
-            provider_id: event.provider().map(|p| p.to_string()),
-            tenant_market: event.tenant_market().map(|m| m.to_string()),
-            at: now,
-        });
-    }
-    // A batch of trades writes the events of all its trades together, before its COMMIT.
-    match c.hot() {
-        Some(hot) => hot.defer_events(node, rows.clone()),
-        None => write(c, &rows, node, now)?,
-    }
-    // Numbered once the events are written or queued with the batch: a failed write numbers
-    // nothing.
-    if let Some(hot) = c.hot() {
-        for (market_id, seq) in &last_seqs {
-            hot.set_seq(market_id, *seq);
-        }
-    }
-    Ok(rows.into_iter().map(|r| r.published).collect())
-}
-
 /// Writes `rows` (and the webhook deliveries they cause; on PostgreSQL, notifies the other
 /// nodes of them), in the current transaction.
-pub(super) fn write(c: &mut dyn Conn, rows: &[Written], node: &str, now: Micros) -> Result<()> {
-    let kept: Vec<&Written> = rows.iter().filter(|r| r.kept).collect();
+pub(crate) fn write(c: &mut dyn Conn, rows: &[EventRow], node: &str, now: Micros) -> Result<()> {
+    let kept: Vec<&EventRow> = rows.iter().filter(|r| r.kept).collect();
     let mut params: Vec<Param<'_>> = Vec::with_capacity(kept.len() * 11 + 4);
     for r in &kept {
         let p = &r.published;
@@ -253,9 +187,9 @@ pub(super) fn write(c: &mut dyn Conn, rows: &[Written], node: &str, now: Micros)
     Ok(())
 }
 
-/// An event as [`record`] writes it.
+/// An event as the log writes it: numbered, in its envelope, with what webhooks need.
 #[derive(Clone)]
-pub(super) struct Written {
+pub(crate) struct EventRow {
     id: String,
     published: Published,
     /// Kept in the log (not [`Event::is_stream_only`]).
@@ -265,6 +199,33 @@ pub(super) struct Written {
     tenant_market: Option<String>,
     /// When it was recorded.
     at: Micros,
+}
+
+impl EventRow {
+    /// `event` with its market sequence number (None for events outside a market's stream).
+    pub(crate) fn new(event: &Event, seq: Option<i64>, now: Micros) -> Result<EventRow> {
+        let id = new_id();
+        let envelope = event.envelope(&id, now, seq)?;
+        let published = Published {
+            kind: Arc::from(event.kind()),
+            market_id: event.market_stream().cloned(),
+            seq,
+            wallet_id: event.wallet().cloned(),
+            envelope: Arc::from(envelope),
+        };
+        Ok(EventRow {
+            id,
+            published,
+            kept: !event.is_stream_only(),
+            provider_id: event.provider().map(|p| p.to_string()),
+            tenant_market: event.tenant_market().map(|m| m.to_string()),
+            at: now,
+        })
+    }
+
+    pub(crate) fn published(&self) -> &Published {
+        &self.published
+    }
 }
 
 /// An event that is not kept, as another node's listener receives it.
@@ -373,38 +334,6 @@ pub fn at_positions(c: &mut dyn Conn, positions: &[i64]) -> Result<Vec<Published
     let list = positions.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
     let sql = format!("SELECT {COLUMNS} FROM events WHERE position IN ({list}) ORDER BY position");
     super::sql::query_as(c, &sql, &[])
-}
-
-/// Markets announced per write: a crowd of markets closing at once is announced over several
-/// short writes instead of one long one that would hold the writer.
-pub const CLOSURES_PER_WRITE: usize = 500;
-
-/// Emits `market.closed` for open markets whose closing time has passed and that were not
-/// announced, the earliest first, at most [`CLOSURES_PER_WRITE`]; the rows' locks make one
-/// node do it once. Returns how many.
-pub fn announce_closures(c: &mut dyn Conn, now: Micros) -> Result<usize> {
-    let closed = c.query(
-        &format!(
-            "UPDATE markets SET close_announced = 1 WHERE id IN (SELECT id FROM markets \
-             WHERE close_announced = 0 AND ends_at <= $1 AND status = 'active' ORDER BY ends_at LIMIT {CLOSURES_PER_WRITE}) \
-             AND close_announced = 0 RETURNING id, ends_at"
-        ),
-        &[Param::Int(now)],
-    )?;
-    let count = closed.len();
-    for row in closed {
-        c.emit(Event::MarketClosed { market_id: MarketId(row.text(0)?), closes_at: row.int(1)? })?;
-    }
-    Ok(count)
-}
-
-/// Whether some market is due a `market.closed` (a cheap read before a write).
-pub fn closures_due(c: &mut dyn Conn, now: Micros) -> Result<bool> {
-    let row = c.query_opt(
-        "SELECT 1 FROM markets WHERE close_announced = 0 AND status = 'active' AND ends_at <= $1 ORDER BY ends_at LIMIT 1",
-        &[Param::Int(now)],
-    )?;
-    Ok(row.is_some())
 }
 
 /// What the log keeps: every event younger than `keep_for`, and each market's last `keep_last`.

@@ -1,0 +1,306 @@
+//! The trade planner: every rule of a bet and a sale, as a pure function. It takes the
+//! market, the trader's position and the balances the trade moves, as the store loaded them,
+//! and returns everything the trade changes: the transfers and the balances they leave, the
+//! position after it, the trade record, the market's new totals and prices, the events, and
+//! the receipt. It does no I/O; the store loads, applies the plan and saves.
+//!
+//! Every check comes before the plan exists, so a store that applies a plan never has to
+//! undo part of it for a rule.
+
+use super::quote::{quote_buy, quote_sell};
+use super::{BetReceipt, BetRequest, FilledTrade, SaleReceipt, SellRequest, TradeStatus, Trader};
+use crate::domain::trade_record::{TradeKind, TradeRecord};
+use crate::domain::event::{Event, OutcomePrice, TradeCreated};
+use crate::domain::fees::FeeSplit;
+use crate::domain::ids::{MarketId, OutcomeId, PositionId, TradeId};
+use crate::domain::ledger::{self, Account, Balances, Transfer, TransferError};
+use crate::domain::market::Market;
+use crate::domain::money::Wei;
+use crate::domain::num::{mul_div, Rounding};
+use crate::domain::position::{Holding, Position, PositionStatus};
+use crate::domain::time::{Micros, Timestamp};
+use crate::error::{Error, Result};
+
+/// What a trade starts from, as the store read it inside the trade's transaction.
+pub(crate) struct TradeStart<'a> {
+    /// Locked (or as the running batch left it), with its pool.
+    pub(crate) market: &'a Market,
+    /// What the trader holds of the traded outcome, as stored; None if nothing yet.
+    pub(crate) position: Option<&'a Position>,
+    /// The stored balances among [`trade_accounts`]; an account absent here does not exist.
+    pub(crate) balances: &'a [(String, u128)],
+    /// The trader's wallet address (the trade record shows it).
+    pub(crate) wallet_address: &'a str,
+    pub(crate) now: Micros,
+    /// Ids for what the trade creates: its record, and a position if it opens one.
+    pub(crate) trade_id: TradeId,
+    pub(crate) new_position_id: PositionId,
+}
+
+/// The accounts a trade by `wallet_id` moves on the market `market_id` (created by
+/// `creator_wallet_id`, in `token_id`): the wallet's, the market's pool, the creator's wallet
+/// and the platform's (for the fee).
+pub(crate) fn trade_accounts(market_id: &str, creator_wallet_id: &str, token_id: &str, wallet_id: &str) -> [String; 4] {
+    [
+        ledger::wallet_account(wallet_id, token_id),
+        ledger::pool_account(market_id),
+        ledger::wallet_account(creator_wallet_id, token_id),
+        ledger::platform_account(token_id),
+    ]
+}
+
+/// What one trade changes in its market's row and its outcome's.
+#[derive(Debug, Clone)]
+pub(crate) struct TradeTotals {
+    pub(crate) outcome: usize,
+    pub(crate) total_shares: u128,
+    pub(crate) outcome_volume: u128,
+    pub(crate) market_volume: u128,
+    pub(crate) pool: u128,
+    pub(crate) at: Micros,
+}
+
+impl TradeTotals {
+    /// The market as the trade leaves it.
+    pub(crate) fn apply_to(&self, m: &mut Market) {
+        let outcome = &mut m.outcomes[self.outcome];
+        outcome.total_shares = self.total_shares;
+        outcome.total_volume = self.outcome_volume;
+        m.total_volume = self.market_volume;
+        m.trade_count += 1;
+        m.updated_at = self.at;
+        m.pool = self.pool;
+    }
+}
+
+/// Everything one trade changes.
+#[derive(Debug)]
+pub(crate) struct TradePlan {
+    pub(crate) transfers: Vec<Transfer>,
+    pub(crate) balances: Balances,
+    pub(crate) position: Position,
+    /// The position's status as stored; None: the trade opens it.
+    pub(crate) stored_status: Option<PositionStatus>,
+    pub(crate) record: TradeRecord,
+    pub(crate) totals: TradeTotals,
+    /// Every outcome's price after the trade, in outcome order.
+    pub(crate) prices: Vec<lmsr::Price>,
+    /// In the order they happen: balances, the position, the trade.
+    pub(crate) events: Vec<Event>,
+}
+
+fn checked_add(a: u128, b: u128) -> Result<u128> {
+    a.checked_add(b).ok_or_else(|| Error::rule("amount_too_large", "a total would exceed the supported maximum"))
+}
+
+/// The traded outcome's index; refuses other tenants' markets and unknown outcomes.
+fn traded_outcome(m: &Market, trader: &Trader, outcome_id: &str) -> Result<usize> {
+    if m.provider_id != trader.provider_id {
+        return Err(Error::forbidden("wrong_provider", "this market belongs to another provider than the one you logged in to"));
+    }
+    m.outcomes
+        .iter()
+        .position(|o| o.id == outcome_id)
+        .ok_or_else(|| Error::rule_on("unknown_outcome", "outcome_id", "no such outcome in this market"))
+}
+
+/// The trade's clock: never behind the market's last change, so the order of `created_at`
+/// is the order trades were applied.
+fn trade_time(m: &Market, now: Micros) -> Micros {
+    now.max(m.updated_at)
+}
+
+/// The transfers of one trade: `payer` pays `principal` to `payee`, and `fee_payer` pays the
+/// creator's and the platform's shares of the fee.
+fn trade_transfers(m: &Market, kind: &'static str, payer: &Account, payee: &Account, principal: u128, fee_payer: &Account, fee: FeeSplit, reference: &str, at: Micros) -> Vec<Transfer> {
+    let token_id = m.token.id.to_string();
+    let transfer = |kind: &'static str, from: &Account, to: Account, amount: u128| Transfer {
+        kind,
+        from: Some(from.clone()),
+        to: Some(to),
+        token_id: token_id.clone(),
+        amount,
+        reference_id: Some(reference.to_string()),
+        at,
+    };
+    vec![
+        transfer(kind, payer, payee.clone(), principal),
+        transfer("creator_fee", fee_payer, Account::wallet(&m.creator_wallet_id, &m.token.id), fee.creator),
+        transfer("platform_fee", fee_payer, Account::platform(&m.token.id), fee.platform),
+    ]
+}
+
+/// The amounts of one filled trade, as its record shows them.
+struct Fill<'a> {
+    kind: TradeKind,
+    amount: u128,
+    net_amount: u128,
+    fee: u128,
+    shares: u128,
+    new_total_shares: u128,
+    average_price: &'a str,
+    prices: Vec<lmsr::Price>,
+}
+
+/// What bets and sales share once their money and position are settled: the record, the
+/// totals, the events and the common part of the receipt.
+fn finish(start: &TradeStart<'_>, trader: &Trader, outcome: usize, at: Micros, transfers: Vec<Transfer>, balances: Balances, position: Position, fill: Fill<'_>) -> Result<(TradePlan, FilledTrade)> {
+    let m = start.market;
+    let o = &m.outcomes[outcome];
+    let wallet = ledger::wallet_account(&trader.wallet_id, &m.token.id);
+    let pool_after = balances.after(&ledger::pool_account(&m.id));
+    let totals = TradeTotals {
+        outcome,
+        total_shares: fill.new_total_shares,
+        outcome_volume: checked_add(o.total_volume, fill.amount)?,
+        market_volume: checked_add(m.total_volume, fill.amount)?,
+        pool: pool_after,
+        at,
+    };
+    let record = TradeRecord {
+        id: start.trade_id.clone(),
+        market_id: m.id.clone(),
+        outcome_id: o.id.clone(),
+        wallet_id: trader.wallet_id.clone(),
+        wallet_address: start.wallet_address.to_string(),
+        transaction_type: fill.kind,
+        amount: Wei(fill.amount),
+        shares: Wei(fill.shares),
+        price: fill.average_price.to_string(),
+        fee: Wei(fill.fee),
+        net_amount: Wei(fill.net_amount),
+        created_at: Timestamp(at),
+    };
+    let new_price = fill.prices[outcome];
+    let mut events = balances.wallet_events();
+    events.push(Event::PositionUpdated(Holding::value(position.clone(), new_price, (1, 1))));
+    let prices = m.outcomes.iter().zip(&fill.prices).map(|(o, p)| OutcomePrice { outcome_id: o.id.clone(), price: p.to_string() }).collect();
+    events.push(Event::TradeCreated(TradeCreated {
+        trade: record.clone(),
+        prices,
+        total_volume: Wei(totals.market_volume),
+        total_pool: Wei(pool_after),
+    }));
+    let filled = FilledTrade {
+        market_id: MarketId::from(m.id.as_str()),
+        outcome_id: OutcomeId::from(o.id.as_str()),
+        session_id: trader.session_id.clone(),
+        average_price: fill.average_price.to_string(),
+        transaction_fee: Wei(fill.fee),
+        balance_before: Wei(balances.before(&wallet)),
+        balance_after: Wei(balances.after(&wallet)),
+        position_id: position.id.clone(),
+        new_outcome_price: new_price.to_string(),
+        created_at: Timestamp(at),
+        status: TradeStatus::Confirmed,
+    };
+    let stored_status = start.position.map(|p| p.status);
+    Ok((TradePlan { transfers, balances, position, stored_status, record, totals, prices: fill.prices, events }, filled))
+}
+
+/// A bet: the wallet pays `amount`; the fee goes to the creator and the platform, the rest
+/// into the pool, and buys shares.
+pub(crate) fn plan_bet(start: &TradeStart<'_>, trader: &Trader, req: &BetRequest) -> Result<(TradePlan, BetReceipt)> {
+    let m = start.market;
+    let index = traded_outcome(m, trader, &req.outcome_id)?;
+    let at = trade_time(m, start.now);
+    let quote = quote_buy(m, index, req.amount, at)?;
+    let outcome = &m.outcomes[index];
+    let new_total_shares = checked_add(outcome.total_shares, quote.shares)?;
+    let mut position = start.position.cloned().unwrap_or_else(|| Position {
+        id: start.new_position_id.clone(),
+        market_id: m.id.clone(),
+        outcome_id: outcome.id.clone(),
+        wallet_id: trader.wallet_id.clone(),
+        shares: 0,
+        total_invested: 0,
+        status: PositionStatus::Active,
+        claimed_amount: None,
+        created_at: at,
+        updated_at: at,
+    });
+    position.shares = checked_add(position.shares, quote.shares)?;
+    position.total_invested = checked_add(position.total_invested, quote.net_amount)?;
+    position.status = PositionStatus::Active;
+    position.updated_at = at;
+
+    let wallet = Account::wallet(&trader.wallet_id, &m.token.id);
+    let pool = Account::pool(&m.id);
+    let transfers = trade_transfers(m, "bet", &wallet, &pool, quote.net_amount, &wallet, quote.fee, &start.trade_id, at);
+    let balances = ledger::apply(start.balances, &transfers).map_err(|e| match e {
+        TransferError::Insufficient { .. } => {
+            Error::rule("insufficient_balance", format!("wallet balance is below the bet amount {}", req.amount))
+        }
+        TransferError::Overflow => Error::rule("amount_too_large", "wallet balance would exceed the supported maximum"),
+    })?;
+    let fill = Fill {
+        kind: TradeKind::Buy,
+        amount: req.amount,
+        net_amount: quote.net_amount,
+        fee: quote.fee.total,
+        shares: quote.shares,
+        new_total_shares,
+        average_price: &quote.average_price,
+        prices: quote.new_prices,
+    };
+    let (plan, filled) = finish(start, trader, index, at, transfers, balances, position, fill)?;
+    let receipt = BetReceipt {
+        bet_id: start.trade_id.clone(),
+        amount: Wei(req.amount),
+        shares_purchased: Wei(quote.shares),
+        net_amount: Wei(quote.net_amount),
+        fill: filled,
+    };
+    Ok((plan, receipt))
+}
+
+/// A sale: the pool pays the gross proceeds, of which the fee goes to the creator and the
+/// platform and the rest to the wallet.
+pub(crate) fn plan_sell(start: &TradeStart<'_>, trader: &Trader, req: &SellRequest) -> Result<(TradePlan, SaleReceipt)> {
+    let m = start.market;
+    let index = traded_outcome(m, trader, &req.outcome_id)?;
+    let at = trade_time(m, start.now);
+    let held = start.position.filter(|p| p.status == PositionStatus::Active);
+    let quote = quote_sell(m, index, req.by, held.map_or(0, |p| p.shares), at)?;
+    let mut position = held.cloned().ok_or_else(|| Error::rule("insufficient_shares", "no shares of this outcome to sell"))?;
+    let outcome = &m.outcomes[index];
+
+    let wallet = Account::wallet(&trader.wallet_id, &m.token.id);
+    let pool = Account::pool(&m.id);
+    let transfers = trade_transfers(m, "sell", &pool, &wallet, quote.net_proceeds, &pool, quote.fee, &start.trade_id, at);
+    let balances = ledger::apply(start.balances, &transfers)
+        .map_err(|e| Error::internal(format!("the pool cannot pay a sale: {e:?}")))?;
+
+    // Average-cost basis: remove the sold shares' share of the basis, rounded up so the
+    // remaining basis (what a cancellation refunds) is never overstated.
+    let removed = mul_div(position.total_invested, quote.shares, position.shares, Rounding::Up)
+        .unwrap_or(position.total_invested)
+        .min(position.total_invested);
+    position.shares -= quote.shares;
+    position.total_invested = if position.shares == 0 { 0 } else { position.total_invested - removed };
+    position.status = if position.shares == 0 { PositionStatus::Closed } else { PositionStatus::Active };
+    position.updated_at = at;
+    let fill = Fill {
+        kind: TradeKind::Sell,
+        amount: quote.proceeds,
+        net_amount: quote.net_proceeds,
+        fee: quote.fee.total,
+        shares: quote.shares,
+        new_total_shares: outcome.total_shares - quote.shares,
+        average_price: &quote.average_price,
+        prices: quote.new_prices,
+    };
+    let (plan, filled) = finish(start, trader, index, at, transfers, balances, position, fill)?;
+    let receipt = SaleReceipt {
+        transaction_id: start.trade_id.clone(),
+        shares_sold: Wei(quote.shares),
+        proceeds: Wei(quote.proceeds),
+        net_proceeds: Wei(quote.net_proceeds),
+        fill: filled,
+    };
+    Ok((plan, receipt))
+}
+
+#[cfg(test)]
+#[path = "plan_tests.rs"]
+mod tests;

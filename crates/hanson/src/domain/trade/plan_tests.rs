@@ -1,0 +1,320 @@
+//! The planner against exact figures and the lmsr crate's interval reference: what a bet
+//! and a sale move, the position and record they leave, and what they refuse.
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::domain::event::Event;
+use crate::domain::fees::split_fee;
+use crate::domain::ids::{ProviderId, SessionId, WalletId};
+use crate::domain::market::{MarketStatus, Outcome};
+use crate::domain::tenant::Token;
+use crate::domain::trade::SellBy;
+
+const TOKEN: u128 = 1_000_000_000_000_000_000;
+const NOW: Micros = 1_700_000_000_000_000;
+
+/// A market open at `NOW` with `shares` outstanding per outcome, fees in units of 0.0001%
+/// (100,000 = 10%). Its pool is what its liquidity and the trades to `shares` paid in at the
+/// market's rounded-up cost: at least the cost function C(shares), so at least any outcome's
+/// shares.
+fn market(b: u128, shares: &[u128], creator_fee: u32, platform_fee: u32) -> Market {
+    let empty = lmsr::cost_function(b, &vec![0; shares.len()]).expect("C(0)");
+    let liquidity = empty.ceil_hi();
+    let pool = liquidity + lmsr::cost_function(b, shares).expect("C(q)").ceil_hi() - empty.floor_lo();
+    Market {
+        id: "m".into(),
+        provider_id: "p".into(),
+        provider_name: "P".into(),
+        game_id: None,
+        question: "q".into(),
+        description: String::new(),
+        category: None,
+        resolution_source: None,
+        tags: serde_json::json!([]),
+        images: serde_json::json!([]),
+        metadata: serde_json::json!({}),
+        pricing_method: "lmsr".into(),
+        token: Token { id: "t".into(), symbol: "T".into(), name: "T".into(), decimals: 18 },
+        min_bet: 1_000,
+        max_bet: 1_000_000 * TOKEN,
+        liquidity,
+        b,
+        starts_at: NOW - 1,
+        ends_at: NOW + 1_000_000_000,
+        creator_wallet_id: "creator".into(),
+        creator_fee,
+        platform_fee,
+        stored_status: MarketStatus::Active,
+        total_volume: 0,
+        trade_count: 0,
+        winning_outcome_id: None,
+        settled_at: None,
+        created_at: NOW - 10,
+        updated_at: NOW - 10,
+        revision: 1,
+        pool,
+        outcomes: shares
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| Outcome {
+                id: format!("o{i}").into(),
+                market_id: "m".into(),
+                index: i as i64,
+                title: format!("O{i}"),
+                description: String::new(),
+                images: serde_json::json!([]),
+                total_shares: s,
+                total_volume: 0,
+            })
+            .collect(),
+    }
+}
+
+fn trader() -> Trader {
+    Trader { wallet_id: WalletId::from("w"), session_id: SessionId::from("s"), provider_id: ProviderId::from("p") }
+}
+
+/// The stored balances of `m`'s trade accounts: the wallet's `wallet`, the pool's, and none
+/// yet for the creator and the platform.
+fn balances(m: &Market, wallet: u128) -> Vec<(String, u128)> {
+    vec![(ledger::wallet_account("w", "t"), wallet), (ledger::pool_account(&m.id), m.pool)]
+}
+
+fn start<'a>(m: &'a Market, position: Option<&'a Position>, balances: &'a [(String, u128)]) -> TradeStart<'a> {
+    TradeStart {
+        market: m,
+        position,
+        balances,
+        wallet_address: "0xabc",
+        now: NOW,
+        trade_id: TradeId::from("trade"),
+        new_position_id: PositionId::from("position"),
+    }
+}
+
+fn bet(outcome: &str, amount: u128) -> BetRequest {
+    BetRequest { market_id: "m".into(), outcome_id: outcome.into(), amount }
+}
+
+fn sale(outcome: &str, shares: u128) -> SellRequest {
+    SellRequest { market_id: "m".into(), outcome_id: outcome.into(), by: SellBy::Shares(shares) }
+}
+
+fn held(shares: u128, invested: u128) -> Position {
+    Position {
+        id: "held".into(),
+        market_id: "m".into(),
+        outcome_id: "o0".into(),
+        wallet_id: "w".into(),
+        shares,
+        total_invested: invested,
+        status: PositionStatus::Active,
+        claimed_amount: None,
+        created_at: NOW - 5,
+        updated_at: NOW - 5,
+    }
+}
+
+fn kinds(events: &[Event]) -> Vec<&'static str> {
+    events.iter().map(Event::kind).collect()
+}
+
+/// The sum of every balance change: transfers between accounts create no money.
+fn net_change(plan: &TradePlan) -> i128 {
+    plan.balances.0.iter().map(|t| t.after as i128 - t.before as i128).sum()
+}
+
+#[test]
+fn a_bet_pays_its_fee_to_creator_and_platform_and_buys_with_the_rest() {
+    // 1% creator + 2% platform of 10 tokens: 0.3 tokens of fee, 0.1 and 0.2.
+    let m = market(1_000 * TOKEN, &[0, 0], 10_000, 20_000);
+    let stored = balances(&m, 50 * TOKEN);
+    let (plan, receipt) = plan_bet(&start(&m, None, &stored), &trader(), &bet("o0", 10 * TOKEN)).expect("bet");
+    let net = 10 * TOKEN - 3 * TOKEN / 10;
+    let bought = lmsr::buy(m.b, &[0, 0], 0, net).expect("reference buy");
+    let transfers: Vec<(&str, &str, &str, u128)> = plan
+        .transfers
+        .iter()
+        .map(|t| (t.kind, t.from.as_ref().unwrap().id.as_str(), t.to.as_ref().unwrap().id.as_str(), t.amount))
+        .collect();
+    assert_eq!(
+        transfers,
+        vec![
+            ("bet", "wallet:w:t", "pool:m", net),
+            ("creator_fee", "wallet:w:t", "wallet:creator:t", TOKEN / 10),
+            ("platform_fee", "wallet:w:t", "platform:t", 2 * TOKEN / 10),
+        ]
+    );
+    assert_eq!(plan.balances.after("wallet:w:t"), 40 * TOKEN);
+    assert_eq!(plan.balances.after("pool:m"), m.pool + net);
+    assert_eq!(plan.balances.after("wallet:creator:t"), TOKEN / 10);
+    assert_eq!(plan.balances.created().map(|t| t.account.id.as_str()).collect::<Vec<_>>(), ["wallet:creator:t", "platform:t"]);
+    assert_eq!(net_change(&plan), 0);
+    assert_eq!((plan.position.id.as_str(), plan.position.shares, plan.position.total_invested), ("position", bought.shares, net));
+    assert_eq!(plan.stored_status, None);
+    assert_eq!((plan.record.amount.0, plan.record.shares.0, plan.record.fee.0, plan.record.net_amount.0), (10 * TOKEN, bought.shares, 3 * TOKEN / 10, net));
+    assert_eq!(plan.totals.total_shares, bought.shares);
+    assert_eq!((plan.totals.outcome_volume, plan.totals.market_volume, plan.totals.pool), (10 * TOKEN, 10 * TOKEN, m.pool + net));
+    assert_eq!(plan.prices, lmsr::prices(m.b, &[bought.shares, 0]).unwrap());
+    assert_eq!(kinds(&plan.events), ["balance.updated", "balance.updated", "position.updated", "trade.created"]);
+    assert_eq!((receipt.amount.0, receipt.shares_purchased.0, receipt.net_amount.0), (10 * TOKEN, bought.shares, net));
+    assert_eq!((receipt.fill.balance_before.0, receipt.fill.balance_after.0), (50 * TOKEN, 40 * TOKEN));
+    assert_eq!(receipt.fill.new_outcome_price, plan.prices[0].to_string());
+}
+
+#[test]
+fn a_bet_adds_to_a_held_position_and_keeps_its_id() {
+    let m = market(1_000 * TOKEN, &[5 * TOKEN, 0], 0, 0);
+    let stored = balances(&m, 50 * TOKEN);
+    let position = held(5 * TOKEN, 3 * TOKEN);
+    let (plan, _) = plan_bet(&start(&m, Some(&position), &stored), &trader(), &bet("o0", TOKEN)).expect("bet");
+    let bought = lmsr::buy(m.b, &[5 * TOKEN, 0], 0, TOKEN).unwrap().shares;
+    assert_eq!((plan.position.id.as_str(), plan.position.shares, plan.position.total_invested), ("held", 5 * TOKEN + bought, 4 * TOKEN));
+    assert_eq!(plan.stored_status, Some(PositionStatus::Active));
+    // No fee: only the wallet and pool move, and only the wallet is a wallet.
+    assert_eq!(kinds(&plan.events), ["balance.updated", "position.updated", "trade.created"]);
+}
+
+#[test]
+fn a_bet_beyond_the_balance_is_refused_with_its_amount() {
+    let m = market(1_000 * TOKEN, &[0, 0], 0, 0);
+    let stored = balances(&m, TOKEN - 1);
+    let e = plan_bet(&start(&m, None, &stored), &trader(), &bet("o0", TOKEN)).unwrap_err();
+    assert!(matches!(&e, Error::Rule { code: "insufficient_balance", detail, .. } if detail.ends_with(&TOKEN.to_string())), "{e:?}");
+    // A wallet with no account has nothing.
+    let none = vec![(ledger::pool_account("m"), m.pool)];
+    assert!(matches!(plan_bet(&start(&m, None, &none), &trader(), &bet("o0", 1_000)), Err(Error::Rule { code: "insufficient_balance", .. })));
+}
+
+#[test]
+fn a_trade_on_another_providers_market_or_an_unknown_outcome_is_refused_first() {
+    let m = market(1_000 * TOKEN, &[0, 0], 0, 0);
+    let stored = balances(&m, 0);
+    let stranger = Trader { provider_id: ProviderId::from("other"), ..trader() };
+    assert!(matches!(plan_bet(&start(&m, None, &stored), &stranger, &bet("o9", TOKEN)), Err(Error::Forbidden { code: "wrong_provider", .. })));
+    assert!(matches!(plan_bet(&start(&m, None, &stored), &trader(), &bet("o9", TOKEN)), Err(Error::Rule { code: "unknown_outcome", .. })));
+    assert!(matches!(plan_sell(&start(&m, None, &stored), &trader(), &sale("o9", 1)), Err(Error::Rule { code: "unknown_outcome", .. })));
+}
+
+#[test]
+fn a_trade_on_a_closed_market_is_refused() {
+    let mut m = market(1_000 * TOKEN, &[0, 0], 0, 0);
+    m.ends_at = NOW;
+    let stored = balances(&m, 50 * TOKEN);
+    assert!(matches!(plan_bet(&start(&m, None, &stored), &trader(), &bet("o0", TOKEN)), Err(Error::Conflict { code: "market_not_open", .. })));
+}
+
+#[test]
+fn a_sale_pays_the_wallet_net_of_the_fee_and_removes_basis_rounded_up() {
+    let q = [10 * TOKEN, 0];
+    let m = market(1_000 * TOKEN, &q, 10_000, 10_000);
+    let stored = balances(&m, 0);
+    // 3 of 7 tokens' worth of shares leave 4/7 of a basis of 10 wei: 10 - ceil(30/7) = 5.
+    let position = held(7 * TOKEN, 10);
+    let (plan, receipt) = plan_sell(&start(&m, Some(&position), &stored), &trader(), &sale("o0", 3 * TOKEN)).expect("sell");
+    let proceeds = lmsr::sell(m.b, &q, 0, 3 * TOKEN).unwrap().proceeds;
+    let fee = split_fee(proceeds, 10_000, 10_000);
+    assert_eq!((plan.position.shares, plan.position.total_invested, plan.position.status), (4 * TOKEN, 5, PositionStatus::Active));
+    assert_eq!(plan.balances.after("wallet:w:t"), proceeds - fee.total);
+    assert_eq!(plan.balances.after("pool:m"), m.pool - proceeds);
+    assert_eq!(net_change(&plan), 0);
+    assert_eq!((receipt.shares_sold.0, receipt.proceeds.0, receipt.net_proceeds.0), (3 * TOKEN, proceeds, proceeds - fee.total));
+    assert_eq!(plan.record.amount.0, proceeds);
+    assert_eq!(plan.totals.total_shares, 7 * TOKEN);
+}
+
+#[test]
+fn selling_every_share_closes_the_position_with_no_basis() {
+    let q = [5 * TOKEN, 0];
+    let m = market(1_000 * TOKEN, &q, 0, 0);
+    let stored = balances(&m, 0);
+    let position = held(5 * TOKEN, 2 * TOKEN);
+    let (plan, _) = plan_sell(&start(&m, Some(&position), &stored), &trader(), &sale("o0", 5 * TOKEN)).expect("sell");
+    assert_eq!((plan.position.shares, plan.position.total_invested, plan.position.status), (0, 0, PositionStatus::Closed));
+}
+
+#[test]
+fn a_sale_needs_an_active_position_with_the_shares() {
+    let m = market(1_000 * TOKEN, &[5 * TOKEN, 0], 0, 0);
+    let stored = balances(&m, 0);
+    assert!(matches!(plan_sell(&start(&m, None, &stored), &trader(), &sale("o0", 1)), Err(Error::Rule { code: "insufficient_shares", .. })));
+    let position = held(5, 5);
+    assert!(matches!(plan_sell(&start(&m, Some(&position), &stored), &trader(), &sale("o0", 6)), Err(Error::Rule { code: "insufficient_shares", .. })));
+    let lost = Position { status: PositionStatus::Lost, ..held(5, 5) };
+    assert!(matches!(plan_sell(&start(&m, Some(&lost), &stored), &trader(), &sale("o0", 1)), Err(Error::Rule { code: "insufficient_shares", .. })));
+}
+
+#[test]
+fn the_trade_clock_never_runs_behind_the_markets_last_change() {
+    let mut m = market(1_000 * TOKEN, &[0, 0], 0, 0);
+    m.updated_at = NOW + 5;
+    let stored = balances(&m, 50 * TOKEN);
+    let (plan, receipt) = plan_bet(&start(&m, None, &stored), &trader(), &bet("o0", TOKEN)).expect("bet");
+    assert_eq!((plan.totals.at, receipt.fill.created_at.0, plan.record.created_at.0), (NOW + 5, NOW + 5, NOW + 5));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Any bet buys the most shares its net amount pays for at the market's rounded-up cost,
+    /// never less than the exact cost; moves no money out of nowhere; and leaves the pool
+    /// able to pay every outcome's shares.
+    #[test]
+    fn a_bet_buys_what_the_reference_prices_and_keeps_the_market_solvent(
+        b in 1_000u128..1_000_000 * TOKEN,
+        q0 in 0u128..2_000 * TOKEN,
+        q1 in 0u128..2_000 * TOKEN,
+        amount in 1_000u128..100_000 * TOKEN,
+        creator in 0u32..100_000,
+        platform in 0u32..100_000,
+    ) {
+        let m = market(b, &[q0, q1], creator, platform);
+        let stored = balances(&m, 200_000 * TOKEN);
+        let result = plan_bet(&start(&m, None, &stored), &trader(), &bet("o1", amount));
+        let Ok((plan, receipt)) = result else {
+            prop_assert!(matches!(result, Err(Error::Rule { code: "trade_too_small" | "amount_too_large", .. })), "{result:?}");
+            return Ok(());
+        };
+        let net = receipt.net_amount.0;
+        let shares = receipt.shares_purchased.0;
+        prop_assert_eq!(net, amount - split_fee(amount, creator, platform).total);
+        prop_assert!(lmsr::buy_cost(b, &[q0, q1], 1, shares).unwrap() <= net);
+        prop_assert!(lmsr::buy_cost(b, &[q0, q1], 1, shares + 1).map_or(true, |cost| cost > net));
+        prop_assert!(lmsr::cost_interval(b, &[q0, q1], 1, shares).unwrap().proven_le(net));
+        prop_assert_eq!(net_change(&plan), 0);
+        let pool = plan.balances.after("pool:m");
+        prop_assert!(pool >= q0.max(q1 + shares), "pool {} below the shares outstanding", pool);
+        prop_assert_eq!(plan.totals.pool, pool);
+    }
+
+    /// Any sale pays at most the exact proceeds, rounded down, and the rest of the basis it
+    /// leaves is never more than the sold share of it allows.
+    #[test]
+    fn a_sale_pays_no_more_than_the_reference_and_keeps_the_market_solvent(
+        b in 1_000u128..1_000_000 * TOKEN,
+        q0 in 1u128..2_000 * TOKEN,
+        q1 in 0u128..2_000 * TOKEN,
+        held_shares in 1u128..2_000 * TOKEN,
+        sold_part in 1u128..=1_000,
+        invested in 0u128..2_000 * TOKEN,
+        fees in 0u32..200_000,
+    ) {
+        let held_shares = held_shares.min(q0);
+        let sold = (held_shares * sold_part / 1_000).max(1);
+        let m = market(b, &[q0, q1], fees / 2, fees - fees / 2);
+        let stored = balances(&m, 0);
+        let position = held(held_shares, invested);
+        let result = plan_sell(&start(&m, Some(&position), &stored), &trader(), &sale("o0", sold));
+        let Ok((plan, receipt)) = result else {
+            prop_assert!(matches!(result, Err(Error::Rule { code: "trade_too_small", .. })), "{result:?}");
+            return Ok(());
+        };
+        let exact = lmsr::proceeds_interval(b, &[q0, q1], 0, sold).unwrap();
+        prop_assert_eq!(receipt.proceeds.0, exact.floor_lo());
+        prop_assert_eq!(net_change(&plan), 0);
+        prop_assert!(plan.balances.after("pool:m") >= (q0 - sold).max(q1));
+        let kept = invested - crate::domain::num::mul_div(invested, sold, held_shares, crate::domain::num::Rounding::Down).unwrap();
+        prop_assert!(plan.position.total_invested <= kept, "basis {} above {}", plan.position.total_invested, kept);
+    }
+}
