@@ -117,8 +117,10 @@ fn draw_for(rand: &mut Rand) -> (&'static str, CutDraw) {
     (mode, CutDraw { keep, tear, names_kept })
 }
 
-/// `count` cut points: about 40% anywhere after trading began, 30% around syncs, 30% around
-/// checkpoints and WAL restarts; no point twice.
+/// `count` cut points, no point twice: 30% just before or after syncs; 30% around
+/// checkpoints (each database sync that ends one, before and after, and each WAL header that
+/// starts the WAL over, just after it is written and after its sync, as many as fit; the
+/// rest just after one of a checkpoint's writes); the rest anywhere after trading began.
 pub fn choose(log: &Log, marks: &Landmarks, count: usize, seed: u64) -> Vec<(usize, Why)> {
     let n = log.ops.len();
     let mut rand = Rand::new(seed);
@@ -129,41 +131,40 @@ pub fn choose(log: &Log, marks: &Landmarks, count: usize, seed: u64) -> Vec<(usi
             chosen.insert((at, why));
         }
     };
-    let trading_syncs: Vec<usize> = marks.syncs.iter().copied().filter(|&s| s >= marks.trading_from).collect();
-    let ckpt_writes: Vec<usize> = marks.db_writes.iter().copied().filter(|&s| s >= marks.trading_from).collect();
-    let db_syncs: Vec<usize> = marks.db_syncs.iter().copied().filter(|&s| s >= marks.trading_from).collect();
-    let headers: Vec<usize> = marks.wal_headers.iter().copied().filter(|&s| s >= marks.trading_from).collect();
-    let targets = [(count * 3 / 10, 0), (count * 3 / 10, 1)];
-    for (want, group) in targets {
-        let before = chosen.len();
-        for _ in 0..want * 20 {
-            if chosen.len() - before >= want {
-                break;
-            }
-            match group {
-                0 if !trading_syncs.is_empty() => {
-                    let s = trading_syncs[rand.below(trading_syncs.len() as u64) as usize];
-                    if rand.below(2) == 0 {
-                        add(s, Why::BeforeSync, &mut chosen)
-                    } else {
-                        add(s + 1, Why::AfterSync, &mut chosen)
-                    }
-                }
-                1 => match rand.below(3) {
-                    0 if !ckpt_writes.is_empty() => add(ckpt_writes[rand.below(ckpt_writes.len() as u64) as usize] + 1, Why::InCheckpoint, &mut chosen),
-                    1 if !db_syncs.is_empty() => add(db_syncs[rand.below(db_syncs.len() as u64) as usize] + rand.below(2) as usize, Why::AroundCheckpointSync, &mut chosen),
-                    2 if !headers.is_empty() => add(headers[rand.below(headers.len() as u64) as usize] + 1 + rand.below(3) as usize, Why::AroundWalRestart, &mut chosen),
-                    _ => {}
-                },
-                _ => {}
-            }
+    let after_start = |v: &Vec<usize>| -> Vec<usize> { v.iter().copied().filter(|&s| s >= marks.trading_from).collect() };
+    let (syncs, ckpt_writes, db_syncs, headers) = (after_start(&marks.syncs), after_start(&marks.db_writes), after_start(&marks.db_syncs), after_start(&marks.wal_headers));
+    let share = count * 3 / 10;
+
+    let mut tries = 0;
+    while chosen.len() < share && !syncs.is_empty() && tries < share * 20 {
+        tries += 1;
+        let s = syncs[rand.below(syncs.len() as u64) as usize];
+        if rand.below(2) == 0 {
+            add(s, Why::BeforeSync, &mut chosen)
+        } else {
+            add(s + 1, Why::AfterSync, &mut chosen)
         }
     }
+
+    let from = chosen.len();
+    let mut exact: Vec<(usize, Why)> = db_syncs.iter().flat_map(|&d| [(d, Why::AroundCheckpointSync), (d + 1, Why::AroundCheckpointSync)]).collect();
+    exact.extend(headers.iter().flat_map(|&h| (1..=3).map(move |i| (h + i, Why::AroundWalRestart))));
+    for i in (1..exact.len()).rev() {
+        exact.swap(i, rand.below(i as u64 + 1) as usize);
+    }
+    for (at, why) in exact.into_iter().take(share / 2) {
+        add(at, why, &mut chosen);
+    }
+    let mut tries = 0;
+    while chosen.len() - from < share && !ckpt_writes.is_empty() && tries < share * 20 {
+        tries += 1;
+        add(ckpt_writes[rand.below(ckpt_writes.len() as u64) as usize] + 1, Why::InCheckpoint, &mut chosen);
+    }
+
     let span = (n - marks.trading_from.min(n)) as u64 + 1;
-    for _ in 0..count * 50 {
-        if chosen.len() >= count {
-            break;
-        }
+    let mut tries = 0;
+    while chosen.len() < count && tries < count * 50 {
+        tries += 1;
         add(marks.trading_from + rand.below(span) as usize, Why::Random, &mut chosen);
     }
     chosen.into_iter().collect()

@@ -27,11 +27,14 @@
 //! cuts, checkpoints and WAL restarts during trading, cut points inside checkpoints, and cuts
 //! that lost unsynced data.
 //!
-//! Sizes (environment): HANSON_POWER_CUTS cut points (200); HANSON_POWER_RESTARTS WAL restarts
-//! to trade through (2); HANSON_POWER_SEED to replay the same cut points and draws on a new
-//! recording (random); HANSON_POWER_KEEP=DIR keeps each failing cut's directory there;
-//! HANSON_POWER_FAULT=skip-flusher-sync makes the shim drop the flusher's syncs, a broken
-//! service the test must catch (crates/hanson-bench/README.md, "Power cuts").
+//! Sizes (environment): HANSON_POWER_CUTS cut points per recorded run (200);
+//! HANSON_POWER_RUNS recorded runs (1); HANSON_POWER_RESTARTS WAL restarts each run trades
+//! through (2); HANSON_POWER_SEED chooses the cut points and their draws (random; the same
+//! seed on the same log replays them exactly); HANSON_POWER_KEEP=DIR keeps the log and each
+//! failing cut's directory there; HANSON_POWER_FAULT=skip-flusher-sync makes the shim drop
+//! the flusher's syncs, a broken service the test must catch (the second test does so on
+//! every run with HANSON_POWER_FAULT_CUTS cut points, 40). The long run and its figures:
+//! crates/hanson-bench/README.md, "Power cuts".
 
 #[allow(dead_code)]
 #[path = "../../../hanson-bench/src/api.rs"]
@@ -176,15 +179,21 @@ impl Outcome {
     }
 }
 
-fn power_cuts(count: usize, restarts: usize, fault: Option<String>) -> Outcome {
-    let started = Instant::now();
-    let seed: u64 = env_or("HANSON_POWER_SEED", {
+/// HANSON_POWER_SEED, or a random seed.
+fn seed() -> u64 {
+    env_or("HANSON_POWER_SEED", {
         let mut b = [0u8; 8];
         getrandom::fill(&mut b).expect("randomness");
         u64::from_le_bytes(b)
-    });
-    let keep = std::env::var("HANSON_POWER_KEEP").ok().map(PathBuf::from);
-    eprintln!("power cuts: {count} cut points, seed {seed:#x} (HANSON_POWER_SEED), fault {fault:?}");
+    })
+}
+
+/// Records one run and checks `count` cut points of it; failing cut directories and the log
+/// go to HANSON_POWER_KEEP/`name` if that is set.
+fn power_cuts(name: &str, count: usize, restarts: usize, seed: u64, fault: Option<String>) -> Outcome {
+    let started = Instant::now();
+    let keep = std::env::var("HANSON_POWER_KEEP").ok().map(|k| PathBuf::from(k).join(name));
+    eprintln!("{name}: {count} cut points, seed {seed:#x} (HANSON_POWER_SEED), fault {fault:?}");
 
     let work = tempfile::tempdir().expect("work dir");
     let shim = build_shim(work.path());
@@ -256,16 +265,37 @@ fn power_cuts(count: usize, restarts: usize, fault: Option<String>) -> Outcome {
 #[test]
 fn acknowledged_trades_survive_power_cuts() {
     let fault = std::env::var("HANSON_POWER_FAULT").ok().filter(|f| !f.is_empty());
-    let outcome = power_cuts(env_or("HANSON_POWER_CUTS", 200), env_or("HANSON_POWER_RESTARTS", 2), fault);
-    assert!(outcome.failed().is_empty(), "{}", outcome.failure_report());
-    outcome.assert_exercised();
+    let (runs, cuts, restarts, seed) = (env_or("HANSON_POWER_RUNS", 1usize), env_or("HANSON_POWER_CUTS", 200), env_or("HANSON_POWER_RESTARTS", 2), seed());
+    let mut outcomes = Vec::new();
+    for run in 0..runs {
+        let outcome = power_cuts(&format!("run-{run}"), cuts, restarts, seed.wrapping_add(run as u64), fault.clone());
+        // A long run goes on past a failure, to count them all.
+        if runs == 1 {
+            assert!(outcome.failed().is_empty(), "{}", outcome.failure_report());
+        }
+        outcomes.push(outcome);
+    }
+    if runs > 1 {
+        let failed: usize = outcomes.iter().map(|o| o.failed().len()).sum();
+        let lost: usize = outcomes.iter().map(Outcome::lost).sum();
+        let points: usize = outcomes.iter().map(|o| o.verdicts.len()).sum();
+        let checked: usize = outcomes.iter().flat_map(|o| &o.verdicts).map(|v| v.acked).sum();
+        let acks: usize = outcomes.iter().map(|o| o.acks).sum();
+        eprintln!("{runs} runs: {acks} acknowledged trades, {points} cut points, {checked} trade look-ups; {failed} cut points failed, {lost} acknowledged trades lost");
+        for outcome in &outcomes {
+            assert!(outcome.failed().is_empty(), "{}", outcome.failure_report());
+        }
+    }
+    for outcome in &outcomes {
+        outcome.assert_exercised();
+    }
 }
 
 /// The checker catches a service that loses acknowledged trades: here the flusher's syncs
 /// do nothing (the shim drops them), as if it replied without syncing.
 #[test]
 fn a_flusher_that_does_not_sync_loses_acknowledged_trades_and_is_caught() {
-    let outcome = power_cuts(env_or("HANSON_POWER_FAULT_CUTS", 40), 1, Some("skip-flusher-sync".into()));
+    let outcome = power_cuts("fault", env_or("HANSON_POWER_FAULT_CUTS", 40), 1, seed(), Some("skip-flusher-sync".into()));
     assert!(outcome.lost() > 0, "no acknowledged trade was lost although the flusher never synced: the checker is blind ({})", outcome.summary);
     assert!(outcome.failed().iter().all(|v| v.error.is_none()), "{}", outcome.failure_report());
 }
