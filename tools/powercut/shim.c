@@ -16,6 +16,13 @@
  * (a shared writable mapping of a recorded file, a path-based truncate, a duplicated
  * descriptor's write) is recorded as UNSUPPORTED, and the replay refuses the log.
  *
+ * What `hanson serve` calls on its database's directory (strace -f of the debug binary):
+ * open64/openat (SQLite's unix VFS and Rust's std), pwrite64 (SQLite, through its syscall
+ * table, which points at libc's, so interposition reaches it), ftruncate (SQLite's size hint
+ * before a checkpoint, and the -shm), fsync (SQLite, built without HAVE_FDATASYNC, and the
+ * directory) and fdatasync (the flusher), close, unlink at the last close. The rest are
+ * covered in case a build or a later change uses them.
+ *
  * POWERCUT_FAULT=skip-flusher-sync: fsync/fdatasync called from the thread named
  * "sqlite-flusher" return 0 without syncing or being recorded. For showing that the checker
  * catches a real loss; never set otherwise.

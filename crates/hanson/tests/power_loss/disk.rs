@@ -429,7 +429,7 @@ mod tests {
         assert_eq!(stats.torn_sectors, 8);
         for sector in files["f"].chunks(512) {
             let new = sector.iter().take_while(|&&x| x == 1).count();
-            assert!(new >= 1 && new < 512 && sector[new..].iter().all(|&x| x == 0), "a torn sector is a prefix of the new bytes");
+            assert!((1..512).contains(&new) && sector[new..].iter().all(|&x| x == 0), "a torn sector is a prefix of the new bytes");
         }
     }
 }
