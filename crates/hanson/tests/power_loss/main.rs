@@ -13,6 +13,13 @@
 //! for every acknowledged trade the log's length when its answer arrived. The server is then
 //! killed.
 //!
+//! Why a shim and not a test VFS inside the service: the flusher's `fdatasync`, the sync every
+//! acknowledgement waits for, is made through `std::fs` on a descriptor of its own, outside
+//! SQLite, where no SQLite VFS sees it; and a VFS under `wal_writes` would need a test-only
+//! switch in the service. The shim needs neither and sees exactly what reaches the kernel.
+//! It serialises the recorded calls under one lock so that the log's order is theirs (a sync
+//! runs outside it, so writes go on during a sync as they would); that slows them a little.
+//!
 //! Then for each cut point k (random ones, and ones placed just before and after syncs,
 //! inside checkpoints and around WAL restarts), `disk.rs` rebuilds the directory as a power
 //! cut after the log's first k records would leave it (its doc says how the model treats
@@ -33,7 +40,7 @@
 //! seed on the same log replays them exactly); HANSON_POWER_KEEP=DIR keeps the log and each
 //! failing cut's directory there; HANSON_POWER_FAULT=skip-flusher-sync makes the shim drop
 //! the flusher's syncs, a broken service the test must catch (the second test does so on
-//! every run with HANSON_POWER_FAULT_CUTS cut points, 40). The long run and its figures:
+//! every run with HANSON_POWER_FAULT_CUTS cut points, 40). How to run the long one:
 //! crates/hanson-bench/README.md, "Power cuts".
 
 #[allow(dead_code)]
