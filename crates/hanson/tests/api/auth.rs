@@ -1,10 +1,8 @@
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-use crate::helpers::*;
-use crate::users::*;
-use hanson::api::Settings;
-use hanson::auth::jwt::{Claims, JwtKey};
+use super::support::library::{claims_of, forge, Db};
+use super::support::*;
 
 const SECRET: &str = "test-secret-for-forging";
 
@@ -154,12 +152,8 @@ async fn expired_nonces_are_refused() {
     let wallet = TestWallet::random();
     let nonce = request_nonce(&app, &provider.id, &wallet.address).await;
     // Age the nonce past its five minutes.
-    let store = hanson::store::Store::open(&app.database_url).unwrap();
-    let n = nonce.clone();
-    store
-        .write(move |c| c.exec("UPDATE nonces SET expires_at = expires_at - 300000001 WHERE nonce = $1", &[hanson::store::sql::Param::Text(&n)]))
-        .await
-        .unwrap();
+    let db = Db::open(&app.database_url);
+    db.exec("UPDATE nonces SET expires_at = expires_at - 300000001 WHERE nonce = $1", &[(&nonce).into()]).await.unwrap();
     let r = login_body(&app, &provider.id, &wallet, &nonce, &wallet.sign(&login_message(&nonce))).await;
     assert_problem(&r, 401, "invalid_nonce");
 }
@@ -175,16 +169,6 @@ async fn nonce_requests_are_validated() {
     let r = app.post("/v1/auth/nonce", None, json!({ "wallet_address": "0x01", "provider_id": "not-a-uuid" })).await;
     assert_field_error(&r, "provider_id");
     assert_field_error(&r, "wallet_address");
-}
-
-fn forge(claims: &Claims, secret: &str) -> String {
-    JwtKey::new(secret.as_bytes()).encode(claims)
-}
-
-fn claims_of(token: &str) -> Claims {
-    use base64::Engine;
-    let payload = token.split('.').nth(1).unwrap();
-    serde_json::from_slice(&base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload).unwrap()).unwrap()
 }
 
 #[tokio::test]

@@ -7,7 +7,7 @@ use std::process::Command;
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::helpers::*;
+use super::support::*;
 
 #[tokio::test]
 async fn a_backup_taken_while_serving_is_consistent_and_audits_clean() {
@@ -16,7 +16,7 @@ async fn a_backup_taken_while_serving_is_consistent_and_audits_clean() {
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("copy.db");
     let target_text = target.to_str().unwrap();
-    if crate::BACKEND == Backend::Postgres {
+    if BACKEND == Backend::Postgres {
         let output = Command::new(BIN).args(["backup", "--to", target_text, "--database-url", &f.app.database_url]).output().unwrap();
         assert!(!output.status.success());
         assert!(String::from_utf8_lossy(&output.stderr).contains("pg_dump"), "{}", String::from_utf8_lossy(&output.stderr));
@@ -44,10 +44,9 @@ async fn a_backup_taken_while_serving_is_consistent_and_audits_clean() {
     assert!(audit.status.success(), "{}", String::from_utf8_lossy(&audit.stdout));
     assert!(String::from_utf8_lossy(&audit.stdout).starts_with("audit ok"));
     // The copy serves: the market is there.
-    let copy = hanson::store::Store::open(&url).unwrap();
-    let id = market["id"].as_str().unwrap().to_string();
-    let found = copy.read(move |c| hanson::store::markets::market(c, &id, false)).await.unwrap();
-    assert_eq!(found.map(|m| m.question), Some("Will the home team win?".to_string()));
+    let copy = library::Db::open(&url);
+    let found = copy.market_question(market["id"].as_str().unwrap()).await;
+    assert_eq!(found, Some("Will the home team win?".to_string()));
     // An existing file is never overwritten.
     let again = Command::new(BIN).args(["backup", "--to", target_text, "--database-url", &f.app.database_url]).output().unwrap();
     assert!(!again.status.success());

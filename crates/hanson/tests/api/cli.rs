@@ -4,7 +4,7 @@ use std::process::{Command, Stdio};
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::helpers::*;
+use super::support::*;
 
 /// The real binary: providers and tokens are created while it serves the same database,
 /// a rotated key stops working at once, and SIGTERM shuts it down cleanly.

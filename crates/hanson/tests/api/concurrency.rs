@@ -1,77 +1,19 @@
 use std::sync::Arc;
 
 use reqwest::StatusCode;
-use serde_json::{json, Value};
+use serde_json::json;
 
-use crate::helpers::*;
-use crate::trading::{audit, bet_on};
-
-fn wei(v: &Value) -> u128 {
-    v.as_str().unwrap().parse().unwrap()
-}
-
-/// All trade records of a market in the order they were applied.
-pub async fn trades_in_order(app: &TestApp, market_id: &str) -> Vec<Value> {
-    let mut out = Vec::new();
-    for page in 1.. {
-        let r = app
-            .post("/v1/markets/positions/search", None, json!({
-                "filters": { "market_id": market_id },
-                "sort": { "field": "created_at", "direction": "asc" },
-                "pagination": { "page": page, "per_page": 100 },
-            }))
-            .await;
-        let data = r.body["data"].as_array().unwrap().clone();
-        let done = data.len() < 100;
-        out.extend(data);
-        if done {
-            break;
-        }
-    }
-    out
-}
-
-/// Replays trade records through the engine from an empty market and checks every trade and
-/// the final prices reproduce exactly.
-pub fn replay(detail: &Value, trades: &[Value]) {
-    let b = wei(&detail["b"]);
-    let outcomes: Vec<&str> = detail["outcomes"].as_array().unwrap().iter().map(|o| o["id"].as_str().unwrap()).collect();
-    let units = |field: &str| hanson::domain::fees::parse_percentage(&detail[field].to_string()).unwrap();
-    let (creator, platform) = (units("creator_fee_percentage"), units("platform_fee_percentage"));
-    let mut q = vec![0u128; outcomes.len()];
-    for t in trades {
-        let i = outcomes.iter().position(|o| *o == t["outcome_id"].as_str().unwrap()).unwrap();
-        let (amount, shares) = (wei(&t["amount"]), wei(&t["shares"]));
-        match t["transaction_type"].as_str().unwrap() {
-            "buy" => {
-                let net = amount - hanson::domain::fees::split_fee(amount, creator, platform).total;
-                assert_eq!(lmsr::buy(b, &q, i, net).unwrap().shares, shares, "trade {}", t["id"]);
-                q[i] += shares;
-            }
-            _ => {
-                assert_eq!(lmsr::sell(b, &q, i, shares).unwrap().proceeds, amount, "trade {}", t["id"]);
-                q[i] -= shares;
-            }
-        }
-    }
-    let prices = lmsr::prices(b, &q).unwrap();
-    for (i, o) in detail["outcomes"].as_array().unwrap().iter().enumerate() {
-        assert_eq!(wei(&o["total_shares"]), q[i]);
-        assert_eq!(o["current_price"], prices[i].to_string());
-    }
-}
+use super::support::*;
+use super::support::library::Db;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_bets_and_sells_keep_the_books_exact() {
     // Twenty logins from one address: lift the per-IP login limit for this test.
-    let limits = hanson::api::Limits { auth_per_ip: hanson::api::ratelimit::Rule::OFF, ..Default::default() };
+    let limits = Limits { auth_per_ip: Rule::OFF, ..Default::default() };
     let f = Arc::new(Fixture::new_with(limits).await);
     let hot = f.market(3).await;
     let others = [f.market(2).await, f.market(2).await];
-    let mut traders = Vec::new();
-    for _ in 0..20 {
-        traders.push(Arc::new(f.trader(1_000 * ONE_TOKEN).await));
-    }
+    let traders = f.traders(20, 1_000 * ONE_TOKEN).await;
     // Everyone starts with a position, so sells have something to sell.
     let hot_id = hot["id"].as_str().unwrap().to_string();
     for (i, t) in traders.iter().enumerate() {
@@ -127,23 +69,17 @@ async fn concurrent_bets_and_sells_keep_the_books_exact() {
     }
     // Each market's stream numbers its events 1, 2, ... without a gap, and the batch's
     // read-ahead of the last numbers (`current_seqs`) agrees with it.
-    let store = hanson::store::Store::open(&f.app.database_url).unwrap();
+    let db = Db::open(&f.app.database_url);
     let ids: Vec<String> = [&hot, &others[0], &others[1]].iter().map(|m| m["id"].as_str().unwrap().to_string()).collect();
-    let (seqs, counts) = store
-        .read(move |c| {
-            let wanted: Vec<&str> = ids.iter().map(String::as_str).chain(["no-such-market"]).collect();
-            let seqs = hanson::store::events::current_seqs(c, &wanted)?;
-            let mut counts = Vec::new();
-            for id in &ids {
-                let sql = "SELECT count(*) FROM events WHERE market_id = $1";
-                counts.push((id.clone(), c.query_one(sql, &[hanson::store::sql::Param::Text(id)])?.int(0)?));
-            }
-            counts.push(("no-such-market".to_string(), 0));
-            counts.sort();
-            Ok((seqs, counts))
-        })
-        .await
-        .unwrap();
+    let wanted: Vec<String> = ids.iter().cloned().chain(["no-such-market".to_string()]).collect();
+    let seqs = db.current_seqs(&wanted).await;
+    let mut counts = Vec::new();
+    for id in &ids {
+        let sql = "SELECT count(*) FROM events WHERE market_id = $1";
+        counts.push((id.clone(), db.int(sql, &[id.into()]).await));
+    }
+    counts.push(("no-such-market".to_string(), 0));
+    counts.sort();
     assert!(counts.iter().any(|(_, n)| *n >= 220), "every trade on the hot market is an event of its stream: {counts:?}");
     assert_eq!(seqs, counts);
     let (passed, report) = audit(&f.app);
@@ -152,14 +88,11 @@ async fn concurrent_bets_and_sells_keep_the_books_exact() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_resolution_amid_concurrent_bets_counts_every_bet_before_it() {
-    let limits = hanson::api::Limits { auth_per_ip: hanson::api::ratelimit::Rule::OFF, ..Default::default() };
+    let limits = Limits { auth_per_ip: Rule::OFF, ..Default::default() };
     let f = Arc::new(Fixture::new_with(limits).await);
     let market = f.market(2).await;
     let market_id = market["id"].as_str().unwrap().to_string();
-    let mut traders = Vec::new();
-    for _ in 0..10 {
-        traders.push(Arc::new(f.trader(100 * ONE_TOKEN).await));
-    }
+    let traders = f.traders(10, 100 * ONE_TOKEN).await;
     // Bets in flight on both sides of the resolution, so that some share its group commit.
     let mut bets = tokio::task::JoinSet::new();
     let mut resolution = None;

@@ -8,12 +8,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::time::{timeout, Instant};
 
-use hanson::api::ratelimit::Rule;
-use hanson::api::{Limits, Settings};
-use hanson::server::ConnectionLimits;
-use hanson::store::Store;
-
-use crate::helpers::TestDatabase;
+use super::support::library::{self, ConnectionLimits, MAX_HEAD_BYTES};
+use super::support::*;
 
 const HEALTHZ: &[u8] = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
 const HALF_REQUEST: &[u8] = b"POST /v1/markets/search HTTP/1.1\r\nHost: x\r\n";
@@ -21,10 +17,10 @@ const HALF_REQUEST: &[u8] = b"POST /v1/markets/search HTTP/1.1\r\nHost: x\r\n";
 /// A server on a random port with these limits; it lives as long as the test's runtime.
 async fn spawn(settings: Settings, limits: ConnectionLimits) -> (SocketAddr, TestDatabase) {
     let db = TestDatabase::create();
-    let store = Store::open(&db.url).expect("open store");
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = listener.local_addr().unwrap();
-    tokio::spawn(hanson::server::run_with(listener, store, settings, limits, std::future::pending()));
+    library::serve(listener, &db.url, settings, limits, std::future::pending());
+    contract::load(&format!("http://{address}")).await;
     (address, db)
 }
 
@@ -213,7 +209,7 @@ fn parsed(response: &[u8]) -> (u16, String, serde_json::Value) {
 async fn requests_hyper_cannot_parse_get_problem_json_and_the_connection_closes() {
     let (address, _db) = spawn(Settings::default(), limits(10, 30, 60, 10_000)).await;
     let many_headers: String = (0..101).map(|i| format!("X-{i}: a\r\n")).collect();
-    let huge_header = format!("X: {}\r\n", "a".repeat(hanson::api::MAX_HEAD_BYTES));
+    let huge_header = format!("X: {}\r\n", "a".repeat(MAX_HEAD_BYTES));
     let long_target = format!("/{}", "a".repeat(65_535));
     let cases = [
         (format!("GET {long_target} HTTP/1.1\r\nHost: x\r\n\r\n"), 414, "uri_too_long"),
@@ -236,14 +232,14 @@ async fn requests_hyper_cannot_parse_get_problem_json_and_the_connection_closes(
             assert_eq!(body["status"], status);
             // As documented for every operation (`/healthz` stands for any of them).
             let status = reqwest::StatusCode::from_u16(status).unwrap();
-            crate::schema::check(&reqwest::Method::GET, "/healthz", status, Some(&content_type), &body).expect("documented");
+            contract::openapi::check(&reqwest::Method::GET, "/healthz", status, Some(&content_type), &body).expect("documented");
         }
     }
     // At the limits, nothing changes: 100 headers, a head of MAX_HEAD_BYTES.
     let hundred = (0..98).map(|i| format!("X-{i}: a\r\n")).collect::<String>();
     let at_limit = format!("GET /healthz HTTP/1.1\r\nHost: x\r\n{hundred}X: \r\n\r\n");
-    let at_limit = at_limit.replace("X: \r\n", &format!("X: {}\r\n", "a".repeat(hanson::api::MAX_HEAD_BYTES - at_limit.len())));
-    assert_eq!(at_limit.len(), hanson::api::MAX_HEAD_BYTES);
+    let at_limit = at_limit.replace("X: \r\n", &format!("X: {}\r\n", "a".repeat(MAX_HEAD_BYTES - at_limit.len())));
+    assert_eq!(at_limit.len(), MAX_HEAD_BYTES);
     let response = timeout(Duration::from_secs(5), async {
         let mut stream = TcpStream::connect(address).await.unwrap();
         stream.write_all(at_limit.as_bytes()).await.unwrap();
@@ -317,21 +313,20 @@ async fn the_rate_limiter_still_sees_each_peer_address() {
 struct Stoppable {
     address: SocketAddr,
     stop: tokio::sync::oneshot::Sender<()>,
-    server: tokio::task::JoinHandle<hanson::error::Result<()>>,
+    server: tokio::task::JoinHandle<Result<(), String>>,
     busy: TcpStream,
     _db: TestDatabase,
 }
 
 async fn stoppable_with_a_request_in_flight(limits: ConnectionLimits) -> Stoppable {
     let db = TestDatabase::create();
-    let store = Store::open(&db.url).expect("open store");
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = listener.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let shutdown = async {
         let _ = stopped.await;
     };
-    let server = tokio::spawn(hanson::server::run_with(listener, store, Settings::default(), limits, shutdown));
+    let server = library::serve(listener, &db.url, Settings::default(), limits, shutdown);
     let mut busy = TcpStream::connect(address).await.unwrap();
     busy.write_all(b"POST /v1/markets/search HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
         .await

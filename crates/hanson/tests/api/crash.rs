@@ -14,8 +14,7 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-use crate::helpers::*;
-use crate::users::{login_message, TestWallet};
+use super::support::*;
 
 const TRADERS: usize = 8;
 const ROUNDS: usize = 2;
@@ -32,18 +31,6 @@ fn assert_audit_ok(database_url: &str, when: &str) {
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-async fn post(client: &reqwest::Client, url: String, bearer: &str, body: Value) -> (StatusCode, Value) {
-    let r = client.post(url).bearer_auth(bearer).json(&body).send().await.expect("request");
-    let status = r.status();
-    (status, r.json().await.unwrap_or(Value::Null))
-}
-
-struct Trader {
-    wallet_id: String,
-    access_token: String,
-    session_id: String,
 }
 
 /// One bet as sent, and what became of it.
@@ -70,7 +57,7 @@ enum Fate {
 
 impl Bet {
     fn body(&self, traders: &[Trader], outcomes: &[String]) -> Value {
-        json!({ "session_id": traders[self.trader].session_id, "outcome_id": outcomes[self.outcome], "amount": self.amount.to_string() })
+        json!({ "session_id": traders[self.trader].session.session_id, "outcome_id": outcomes[self.outcome], "amount": self.amount.to_string() })
     }
 }
 
@@ -84,7 +71,7 @@ struct Market {
 async fn send_bet(client: &reqwest::Client, m: &Market, bet: &Bet) -> Result<(StatusCode, bool, Value), String> {
     let r = client
         .post(format!("{}/v1/markets/{}/bet", m.base, m.id))
-        .bearer_auth(&m.traders[bet.trader].access_token)
+        .bearer_auth(&m.traders[bet.trader].session.access_token)
         .header("Idempotency-Key", &bet.key)
         .json(&bet.body(&m.traders, &m.outcomes))
         .send()
@@ -169,7 +156,7 @@ async fn load_and_crash(server: ServeProcess, m: &Arc<Market>, round: usize, cou
     }
     tokio::time::sleep(LOAD).await;
     let before_kill = sent.lock().unwrap().len();
-    if matches!(crate::BACKEND, Backend::Postgres) {
+    if matches!(BACKEND, Backend::Postgres) {
         // The kill falls on trade batches: some carried more than one bet.
         let metrics = client.get(format!("{}/metrics", m.base)).send().await.unwrap().text().await.unwrap();
         let value = |name: &str| -> f64 {
@@ -316,32 +303,8 @@ async fn acknowledged_bets_survive_a_kill_9_exactly_once() {
         let wallet = TestWallet::random();
         let (status, funded) = deposit(&wallet.address, 10_000 * ONE_TOKEN).await;
         assert_eq!(status, StatusCode::CREATED, "{funded}");
-        let r = client
-            .post(format!("{base}/v1/auth/nonce"))
-            .json(&json!({ "wallet_address": wallet.address, "provider_id": provider_id }))
-            .send()
-            .await
-            .unwrap();
-        let nonce: Value = r.json().await.unwrap();
-        let nonce = nonce["nonce"].as_str().expect("nonce");
-        let r = client
-            .post(format!("{base}/v1/auth/login"))
-            .json(&json!({
-                "provider_id": provider_id,
-                "wallet_address": wallet.address,
-                "signature": wallet.sign(&login_message(nonce)),
-                "nonce": nonce,
-            }))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), StatusCode::OK);
-        let session: Value = r.json().await.unwrap();
-        traders.push(Trader {
-            wallet_id: funded["wallet_id"].as_str().unwrap().to_string(),
-            access_token: session["access_token"].as_str().unwrap().to_string(),
-            session_id: session["session_id"].as_str().unwrap().to_string(),
-        });
+        let session = login_at(&client, &base, provider_id, &wallet).await;
+        traders.push(Trader { wallet, session, wallet_id: funded["wallet_id"].as_str().unwrap().to_string() });
     }
     let mut m = Arc::new(Market {
         base: base.clone(),
@@ -389,6 +352,6 @@ async fn acknowledged_bets_survive_a_kill_9_exactly_once() {
         assert_eq!(trades(&client, &m.base, &m.id).await.len(), expected, "the replays added no trade");
         assert_audit_ok(&url, &format!("after restart {round}"));
     }
-    eprintln!("{:?} crash test: {}", crate::BACKEND, summary.join("; "));
+    eprintln!("{:?} crash test: {}", BACKEND, summary.join("; "));
     drop(server);
 }

@@ -1,7 +1,7 @@
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::helpers::*;
+use super::support::*;
 
 async fn raw(app: &TestApp, method: reqwest::Method, path: &str, content_type: Option<&str>, body: Vec<u8>) -> Response {
     let mut req = app.client.request(method, format!("{}{}", app.base, path)).body(body);
@@ -93,8 +93,7 @@ async fn health_and_readiness() {
 
 #[tokio::test]
 async fn auth_routes_are_rate_limited_per_ip() {
-    use hanson::api::ratelimit::Rule;
-    let limits = hanson::api::Limits { auth_per_ip: Rule { per_second: 0.01, burst: 2.0 }, ..Default::default() };
+    let limits = Limits { auth_per_ip: Rule { per_second: 0.01, burst: 2.0 }, ..Default::default() };
     let app = TestApp::spawn_with(limits).await;
     let body = json!({ "wallet_address": "0x0000000000000000000000000000000000000001", "provider_id": uuid() });
     for _ in 0..2 {
@@ -111,8 +110,7 @@ async fn auth_routes_are_rate_limited_per_ip() {
 
 #[tokio::test]
 async fn general_limits_apply_per_ip_and_per_credential() {
-    use hanson::api::ratelimit::Rule;
-    let limits = hanson::api::Limits {
+    let limits = Limits {
         general_per_ip: Rule { per_second: 0.01, burst: 3.0 },
         ..Default::default()
     };
@@ -122,7 +120,7 @@ async fn general_limits_apply_per_ip_and_per_credential() {
     }
     assert_problem(&app.get("/healthz", None).await, 429, "rate_limited");
 
-    let limits = hanson::api::Limits { per_principal: Rule { per_second: 0.01, burst: 1.0 }, ..Default::default() };
+    let limits = Limits { per_principal: Rule { per_second: 0.01, burst: 1.0 }, ..Default::default() };
     let app = TestApp::spawn_with(limits).await;
     assert_ne!(app.get("/v1/providers/treasury", Some("hk_a")).await.status, StatusCode::TOO_MANY_REQUESTS);
     assert_problem(&app.get("/v1/providers/treasury", Some("hk_a")).await, 429, "rate_limited");

@@ -3,15 +3,11 @@
 //! past instants through the same store function trades use, then the candles are rebuilt
 //! from the raw points (as after a bulk load) and must answer the same.
 
-use std::sync::Arc;
-
-use hanson::domain::time::{format_micros, now_micros, Micros};
-use hanson::store::history::{self, NewPricePoint};
-use hanson::store::Store;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-use crate::helpers::Fixture;
+use super::support::library::{format_micros, now_micros, Db, Micros};
+use super::support::Fixture;
 
 const MINUTE: Micros = 60_000_000;
 const HOUR: Micros = 60 * MINUTE;
@@ -51,7 +47,7 @@ fn synthetic_points(outcomes: &[String], start: Micros) -> Vec<Point> {
 }
 
 /// Writes `points` after `earlier`, written before, whose volumes start the running totals.
-async fn write_points(store: &Store, market_id: &str, earlier: &[Point], points: &[Point]) {
+async fn write_points(db: &Db, market_id: &str, earlier: &[Point], points: &[Point]) {
     let mut totals = std::collections::HashMap::<String, u128>::new();
     for p in earlier {
         *totals.entry(p.outcome.clone()).or_default() += p.volume;
@@ -66,16 +62,7 @@ async fn write_points(store: &Store, market_id: &str, earlier: &[Point], points:
                 (p.outcome.clone(), p.price, p.volume, before)
             })
             .collect();
-        let (market_id, at) = (market_id.to_string(), instant[0].at);
-        let batch = Arc::new(batch);
-        store
-            .write(move |c| {
-                let points: Vec<NewPricePoint<'_>> =
-                    batch.iter().map(|(o, price, volume, before)| NewPricePoint { outcome_id: o, price: *price, volume: *volume, total_before: *before }).collect();
-                history::record_prices(c, &market_id, &points, at)
-            })
-            .await
-            .unwrap();
+        db.record_prices(market_id, instant[0].at, batch).await;
     }
 }
 
@@ -202,11 +189,11 @@ async fn buckets_match_the_raw_points_before_and_after_a_rebuild() {
     let f = Fixture::new().await;
     let (market_id, outcomes) = market_of_two(&f).await;
     let points = synthetic_points(&outcomes, now_micros() - 4 * DAY);
-    let store = Store::open(&f.app.database_url).unwrap();
-    write_points(&store, &market_id, &[], &points).await;
+    let db = Db::open(&f.app.database_url);
+    write_points(&db, &market_id, &[], &points).await;
 
     check_history(&f, &market_id, &outcomes[1], &points).await;
-    store.write(history::rebuild_price_candles).await.unwrap();
+    db.rebuild_price_candles().await;
     check_history(&f, &market_id, &outcomes[0], &points).await;
 
     // An outcome of another market, or of none, has no history.
@@ -233,8 +220,8 @@ async fn pages_follow_points_written_after_earlier_pages() {
             .collect()
     };
     let mut points: Vec<Point> = (0..30u128).flat_map(|i| at_instant(i, start + i as i64 * HOUR + 17 * MINUTE)).collect();
-    let store = Store::open(&f.app.database_url).unwrap();
-    write_points(&store, &market_id, &[], &points).await;
+    let db = Db::open(&f.app.database_url);
+    write_points(&db, &market_id, &[], &points).await;
     let windows = [(None, None), (Some(start + 5 * HOUR + 1), Some(start + 40 * HOUR)), (Some(start + 29 * HOUR), None)];
     let check = |points: Vec<Point>| {
         let (f, market_id, outcome) = (&f, market_id.clone(), outcomes[1].clone());
@@ -260,12 +247,12 @@ async fn pages_follow_points_written_after_earlier_pages() {
     check(points.clone()).await;
 
     let later = at_instant(30, start + 29 * HOUR + 41 * MINUTE);
-    write_points(&store, &market_id, &points, &later).await;
+    write_points(&db, &market_id, &points, &later).await;
     points.extend(later);
     check(points.clone()).await;
 
     let later = at_instant(31, start + 31 * HOUR + 2 * MINUTE);
-    write_points(&store, &market_id, &points, &later).await;
+    write_points(&db, &market_id, &points, &later).await;
     points.extend(later);
     check(points.clone()).await;
 }

@@ -4,7 +4,7 @@
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::helpers::*;
+use super::support::*;
 
 #[tokio::test]
 async fn pages_whose_offset_overflows_are_refused() {
@@ -36,7 +36,7 @@ async fn pages_whose_offset_overflows_are_refused() {
         assert_problem(&r, 422, "validation_failed");
         assert_field_error(&r, "pagination.page");
     }
-    let documented = &hanson::api::openapi_json()["components"]["schemas"]["PaginationInput"]["properties"]["page"]["maximum"];
+    let documented = &contract::openapi::document()["components"]["schemas"]["PaginationInput"]["properties"]["page"]["maximum"];
     assert_eq!(documented.as_i64(), Some(last));
 }
 

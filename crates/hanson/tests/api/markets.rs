@@ -1,7 +1,7 @@
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-use crate::helpers::*;
+use super::support::*;
 
 const B_TWO_OUTCOMES: &str = "1442695040888963407359"; // floor(1000e18 / ln 2)
 const B_THREE_OUTCOMES: &str = "910239226626837393614"; // floor(1000e18 / ln 3)

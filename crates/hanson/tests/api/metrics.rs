@@ -5,8 +5,7 @@
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-use crate::helpers::*;
-use crate::users::{login_message, TestWallet};
+use super::support::*;
 
 async fn send(client: &reqwest::Client, method: reqwest::Method, url: String, bearer: Option<&str>, body: Option<Value>) -> (StatusCode, Value) {
     let mut request = client.request(method, url);
@@ -74,12 +73,9 @@ impl Venue {
         let (base, post) = (&self.base, reqwest::Method::POST);
         let wallet = TestWallet::random();
         let funds = json!({ "wallet_address": wallet.address, "token_id": self.token_id, "amount": (100 * ONE_TOKEN).to_string(), "reference": uuid() });
-        assert_eq!(send(&self.client, post.clone(), format!("{base}/v1/providers/wallets/deposits"), Some(&self.key), Some(funds)).await.0, StatusCode::CREATED);
-        let (_, nonce) = send(&self.client, post.clone(), format!("{base}/v1/auth/nonce"), None, Some(json!({ "wallet_address": wallet.address, "provider_id": self.provider_id }))).await;
-        let nonce = nonce["nonce"].as_str().unwrap();
-        let login = json!({ "provider_id": self.provider_id, "wallet_address": wallet.address, "signature": wallet.sign(&login_message(nonce)), "nonce": nonce });
-        let (_, session) = send(&self.client, post, format!("{base}/v1/auth/login"), None, Some(login)).await;
-        (session["access_token"].as_str().unwrap().to_string(), session["session_id"].as_str().unwrap().to_string())
+        assert_eq!(send(&self.client, post, format!("{base}/v1/providers/wallets/deposits"), Some(&self.key), Some(funds)).await.0, StatusCode::CREATED);
+        let session = login_at(&self.client, base, &self.provider_id, &wallet).await;
+        (session.access_token, session.session_id)
     }
 }
 
@@ -161,7 +157,7 @@ async fn metrics_count_requests_trades_and_commits() {
     }
 }
 
-const BACKEND_KIND: Backend = crate::BACKEND;
+const BACKEND_KIND: Backend = BACKEND;
 
 /// Trades on different markets share accounts (the platform's, the creator's, a wallet
 /// trading both): with the accounts locked in id order, PostgreSQL never has to break a

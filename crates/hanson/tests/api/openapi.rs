@@ -3,7 +3,7 @@ use std::collections::BTreeSet;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-use crate::helpers::*;
+use super::support::*;
 
 /// Every route the service answers, as (method, path template).
 const ROUTES: &[(&str, &str)] = &[
@@ -149,7 +149,7 @@ async fn request_schemas_and_the_server_agree_at_the_edges() {
         ("/v1/markets/positions/search", json!({ "filters": null }), true),
     ];
     for (path, body, valid) in cases {
-        let accepted = crate::schema::request_schema_accepts(&reqwest::Method::POST, path, &body);
+        let accepted = contract::openapi::request_schema_accepts(&reqwest::Method::POST, path, &body);
         assert_eq!(accepted, valid, "the schema of POST {path} on {body}");
         let r = f.app.post(path, None, body.clone()).await;
         if valid {

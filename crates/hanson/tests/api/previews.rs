@@ -1,7 +1,7 @@
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::helpers::*;
+use super::support::*;
 
 // Reference values from mpmath at 80 digits (see crates/lmsr/tests/reference): a 2-outcome
 // market with liquidity 1000e18 (b = 1442695040888963407359), 1% + 1% fees, a bet of 10e18.

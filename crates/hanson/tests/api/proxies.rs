@@ -4,10 +4,7 @@
 use reqwest::StatusCode;
 use serde_json::json;
 
-use hanson::api::ratelimit::Rule;
-use hanson::api::{Limits, Settings};
-
-use crate::helpers::*;
+use super::support::*;
 
 fn settings(trusted: &[&str]) -> Settings {
     Settings {

@@ -3,122 +3,13 @@
 //! the retry schedule, Retry-After, 410, manual retry, test events, secret rotation, and no
 //! event lost across a kill -9.
 
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode as AxumStatus};
-use axum::response::IntoResponse;
+use axum::http::HeaderMap;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
-use crate::helpers::*;
-use hanson::api::Settings;
-use hanson::webhooks::SenderSettings;
-
-/// One request the receiver got.
-#[derive(Debug, Clone)]
-pub struct Received {
-    pub path: String,
-    pub headers: HeaderMap,
-    pub body: Vec<u8>,
-    pub at: Instant,
-}
-
-impl Received {
-    pub fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).expect("a JSON body")
-    }
-
-    pub fn header(&self, name: &str) -> &str {
-        self.headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default()
-    }
-}
-
-/// How the receiver answers a path: a list of statuses (with Retry-After seconds) used in
-/// turn, the last one for ever after.
-type Script = Vec<(u16, Option<u64>)>;
-
-#[derive(Default)]
-struct ReceiverState {
-    received: Vec<Received>,
-    scripts: std::collections::HashMap<String, Script>,
-    answered: std::collections::HashMap<String, usize>,
-}
-
-/// A webhook receiver on a random local port: records every request and answers 200 unless
-/// a script for the path says otherwise.
-#[derive(Clone)]
-pub struct Receiver {
-    pub base: String,
-    state: Arc<Mutex<ReceiverState>>,
-}
-
-async fn receive(State(state): State<Arc<Mutex<ReceiverState>>>, uri: axum::http::Uri, headers: HeaderMap, body: axum::body::Bytes) -> axum::response::Response {
-    let path = uri.path().to_string();
-    let mut s = state.lock().unwrap();
-    s.received.push(Received { path: path.clone(), headers, body: body.to_vec(), at: Instant::now() });
-    let n = *s.answered.entry(path.clone()).or_default();
-    *s.answered.get_mut(&path).unwrap() += 1;
-    let (status, retry_after) = s.scripts.get(&path).and_then(|script| script.get(n).or(script.last()).copied()).unwrap_or((200, None));
-    let status = AxumStatus::from_u16(status).unwrap();
-    match retry_after {
-        Some(secs) => (status, [("retry-after", secs.to_string())]).into_response(),
-        None => status.into_response(),
-    }
-}
-
-impl Receiver {
-    pub async fn start() -> Receiver {
-        Self::on(tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap()).await
-    }
-
-    pub async fn on(listener: tokio::net::TcpListener) -> Receiver {
-        let state = Arc::new(Mutex::new(ReceiverState::default()));
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        let app = axum::Router::new().fallback(axum::routing::post(receive)).with_state(state.clone());
-        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        Receiver { base, state }
-    }
-
-    pub fn url(&self, path: &str) -> String {
-        format!("{}{path}", self.base)
-    }
-
-    pub fn script(&self, path: &str, script: Script) {
-        self.state.lock().unwrap().scripts.insert(path.to_string(), script);
-    }
-
-    pub fn received(&self, path: &str) -> Vec<Received> {
-        self.state.lock().unwrap().received.iter().filter(|r| r.path == path).cloned().collect()
-    }
-
-    /// Waits until `path` has received `count` requests (at most `within`).
-    pub async fn wait_for(&self, path: &str, count: usize, within: Duration) -> Vec<Received> {
-        let deadline = Instant::now() + within;
-        loop {
-            let got = self.received(path);
-            if got.len() >= count {
-                return got;
-            }
-            assert!(Instant::now() < deadline, "{path}: {} of {count} requests within {within:?}: {got:?}", got.len());
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
-}
-
-pub fn webhook_settings(schedule: &str) -> Settings {
-    Settings {
-        webhooks: SenderSettings { schedule: schedule.parse().unwrap(), allow_private: true },
-        ..Settings::default()
-    }
-}
-
-pub async fn create_endpoint(app: &TestApp, key: &str, url: &str, types: &[&str]) -> Value {
-    let r = app.post("/v1/providers/webhooks", Some(key), json!({ "url": url, "event_types": types })).await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
-    r.body
-}
+use super::support::*;
 
 /// The reference library's verdict on a received request.
 fn verifies(secret: &str, r: &Received) -> bool {
@@ -127,19 +18,6 @@ fn verifies(secret: &str, r: &Received) -> bool {
         headers.insert(name, r.header(name).parse().unwrap());
     }
     standardwebhooks::Webhook::new(secret).unwrap().verify(&r.body, &headers).is_ok()
-}
-
-async fn wallet_deposit(f: &Fixture, address: &str, amount: u128) -> Value {
-    let r = f
-        .app
-        .post(
-            "/v1/providers/wallets/deposits",
-            Some(&f.provider.key),
-            json!({ "wallet_address": address, "token_id": f.token_id, "amount": amount.to_string(), "reference": uuid() }),
-        )
-        .await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
-    r.body
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -236,7 +114,7 @@ async fn deliveries_are_signed_and_go_only_to_the_owners_subscribed_endpoints() 
     let theirs = create_endpoint(&f.app, &other.key, &receiver.url("/theirs"), &["*"]).await;
 
     let market = f.market(2).await;
-    let deposit = wallet_deposit(&f, "0x00000000000000000000000000000000000000d1", 12_345).await;
+    let deposit = f.app.wallet_deposit(&f.provider, &f.token_id, "0x00000000000000000000000000000000000000d1", 12_345).await;
 
     let got = receiver.wait_for("/deposits", 1, Duration::from_secs(5)).await;
     let envelope = got[0].json();
@@ -316,7 +194,7 @@ async fn failures_are_retried_on_schedule_then_fail_and_a_manual_retry_sends_onc
     let key = f.provider.key.clone();
     let endpoint = create_endpoint(&f.app, &key, &receiver.url("/flaky"), &["deposit.completed"]).await;
     let id = endpoint["id"].as_str().unwrap();
-    wallet_deposit(&f, "0x00000000000000000000000000000000000000d2", 7).await;
+    f.app.wallet_deposit(&f.provider, &f.token_id, "0x00000000000000000000000000000000000000d2", 7).await;
 
     let got = receiver.wait_for("/flaky", 3, Duration::from_secs(5)).await;
     let first_gap = got[1].at - got[0].at;
@@ -372,7 +250,7 @@ async fn retry_after_is_honoured_and_410_disables_the_endpoint() {
     let key = f.provider.key.clone();
     create_endpoint(&f.app, &key, &receiver.url("/busy"), &["deposit.completed"]).await;
     let gone = create_endpoint(&f.app, &key, &receiver.url("/gone"), &["deposit.completed"]).await;
-    wallet_deposit(&f, "0x00000000000000000000000000000000000000d3", 9).await;
+    f.app.wallet_deposit(&f.provider, &f.token_id, "0x00000000000000000000000000000000000000d3", 9).await;
 
     let got = receiver.wait_for("/busy", 2, Duration::from_secs(5)).await;
     let gap = got[1].at - got[0].at;
@@ -396,14 +274,14 @@ async fn retry_after_is_honoured_and_410_disables_the_endpoint() {
     assert_eq!(log["data"][0]["last_status_code"], 410);
 
     // A disabled endpoint gets no new deliveries; enabled again, it does.
-    wallet_deposit(&f, "0x00000000000000000000000000000000000000d3", 1).await;
+    f.app.wallet_deposit(&f.provider, &f.token_id, "0x00000000000000000000000000000000000000d3", 1).await;
     receiver.wait_for("/busy", 3, Duration::from_secs(5)).await;
     assert_eq!(f.app.get(&format!("/v1/providers/webhooks/{id}/deliveries"), Some(&key)).await.body["pagination"]["total"], 1);
     receiver.script("/gone", vec![(200, None)]);
     let enabled = f.app.put(&format!("/v1/providers/webhooks/{id}"), Some(&key), json!({ "enabled": true })).await.body;
     assert_eq!(enabled["enabled"], true);
     assert_eq!(enabled["disabled_reason"], Value::Null);
-    wallet_deposit(&f, "0x00000000000000000000000000000000000000d3", 2).await;
+    f.app.wallet_deposit(&f.provider, &f.token_id, "0x00000000000000000000000000000000000000d3", 2).await;
     receiver.wait_for("/gone", 2, Duration::from_secs(5)).await;
 }
 
@@ -418,7 +296,7 @@ async fn after_a_rotation_deliveries_carry_both_signatures() {
     assert_eq!(rotated.status, StatusCode::OK, "{}", rotated.body);
     let new = rotated.body["secret"].as_str().unwrap().to_string();
     assert!(new.starts_with("whsec_") && new != old);
-    wallet_deposit(&f, "0x00000000000000000000000000000000000000d4", 3).await;
+    f.app.wallet_deposit(&f.provider, &f.token_id, "0x00000000000000000000000000000000000000d4", 3).await;
     let got = receiver.wait_for("/hook", 1, Duration::from_secs(5)).await;
     let signatures: Vec<&str> = got[0].header("webhook-signature").split(' ').collect();
     assert_eq!(signatures.len(), 2, "{signatures:?}");

@@ -10,7 +10,7 @@ use hanson::store::sql::Param;
 use hanson::store::trading::TradeKeys;
 use hanson::store::{Store, Undo};
 
-use crate::helpers::TestDatabase;
+use super::support::TestDatabase;
 
 const TRADES: usize = 60;
 

@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use crate::helpers::*;
+use super::app::{json_of, TestApp};
 
 pub struct TestWallet {
     pub key: [u8; 32],
@@ -75,4 +75,14 @@ pub async fn login(app: &TestApp, provider_id: &str, wallet: &TestWallet) -> Ses
         .await;
     assert_eq!(r.status, 200, "{}", r.body);
     Session::from_body(&r.body)
+}
+
+/// nonce -> personal_sign -> login against the server at `base` (another node, a `hanson
+/// serve` process); the answers are checked against the OpenAPI document.
+pub async fn login_at(client: &reqwest::Client, base: &str, provider_id: &str, wallet: &TestWallet) -> Session {
+    let nonce = json_of(client.post(format!("{base}/v1/auth/nonce")).json(&json!({ "wallet_address": wallet.address, "provider_id": provider_id }))).await;
+    let nonce = nonce["nonce"].as_str().unwrap_or_else(|| panic!("no nonce: {nonce}"));
+    let login = json!({ "provider_id": provider_id, "wallet_address": wallet.address, "signature": wallet.sign(&login_message(nonce)), "nonce": nonce });
+    let body = json_of(client.post(format!("{base}/v1/auth/login")).json(&login)).await;
+    Session::from_body(&body)
 }

@@ -1,24 +1,18 @@
 //! The test harness: a real server on a random port over real HTTP, on a fresh database
-//! per test. The backend is the `BACKEND` constant of the test binary that includes this
-//! file: `tests/api/main.rs` (SQLite) or `tests/api_postgres/main.rs` (PostgreSQL at
-//! `HANSON_TEST_POSTGRES_URL`, default `postgres://postgres@127.0.0.1:5432/postgres`).
+//! per test, of the backend whose module expanded this support (`super::BACKEND`): SQLite, or
+//! PostgreSQL at `HANSON_TEST_POSTGRES_URL` (default `postgres://postgres@127.0.0.1:5432/postgres`).
 
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader};
-use std::os::unix::process::ExitStatusExt;
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 use std::sync::Mutex;
 
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use tokio::net::TcpListener;
 
-use hanson::api::Settings;
-use hanson::store::Store;
+use super::library::{self, Settings};
+use super::process::cli_on;
+use crate::contract;
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_hanson");
 pub const ONE_TOKEN: u128 = 1_000_000_000_000_000_000;
 
 pub struct TestApp {
@@ -26,12 +20,11 @@ pub struct TestApp {
     pub database_url: String,
     pub client: reqwest::Client,
     /// The (operation, status) pairs whose answers were checked against the OpenAPI document.
-    pub checked: Mutex<BTreeSet<crate::schema::Checked>>,
+    pub checked: Mutex<BTreeSet<contract::openapi::Checked>>,
     _db: TestDatabase,
 }
 
-/// Each test binary constructs one of these (its `BACKEND`), hence the allow.
-#[allow(dead_code)]
+/// Each backend's module constructs one of these (its `BACKEND`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
     Sqlite,
@@ -51,11 +44,9 @@ enum Cleanup {
     Postgres { admin_url: String, name: String },
 }
 
-use hanson::store::postgres::admin::{execute as postgres_admin, with_database};
-
 impl TestDatabase {
     pub fn create() -> TestDatabase {
-        match crate::BACKEND {
+        match super::BACKEND {
             Backend::Sqlite => {
                 let dir = tempfile::tempdir().expect("temp dir");
                 let url = format!("sqlite://{}", dir.path().join("hanson.db").display());
@@ -65,14 +56,14 @@ impl TestDatabase {
                 let admin_url =
                     std::env::var("HANSON_TEST_POSTGRES_URL").unwrap_or_else(|_| DEFAULT_POSTGRES_URL.to_string());
                 let name = format!("hanson_test_{}", uuid::Uuid::new_v4().simple());
-                if let Err(e) = postgres_admin(&admin_url, format!("CREATE DATABASE {name}")) {
+                if let Err(e) = library::postgres_admin(&admin_url, format!("CREATE DATABASE {name}")) {
                     panic!(
                         "cannot create a test database through {admin_url}: {e}\n\
                          The PostgreSQL tests need a server at 127.0.0.1:5432 with trust auth for user \
                          postgres, or HANSON_TEST_POSTGRES_URL naming an admin connection."
                     );
                 }
-                TestDatabase { url: with_database(&admin_url, &name), cleanup: Cleanup::Postgres { admin_url, name } }
+                TestDatabase { url: library::with_database(&admin_url, &name), cleanup: Cleanup::Postgres { admin_url, name } }
             }
         }
     }
@@ -82,7 +73,7 @@ impl Drop for TestDatabase {
     fn drop(&mut self) {
         if let Cleanup::Postgres { admin_url, name } = &self.cleanup {
             // FORCE: the test's server still holds pooled connections to it.
-            let _ = postgres_admin(admin_url, format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+            let _ = library::postgres_admin(admin_url, format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
         }
     }
 }
@@ -108,10 +99,10 @@ impl TestApp {
         let settings = settings.into();
         let db = TestDatabase::create();
         let database_url = db.url.clone();
-        let store = Store::open(&database_url).expect("open store");
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let base = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(hanson::server::run(listener, store, settings, std::future::pending()));
+        library::serve(listener, &database_url, settings, Default::default(), std::future::pending());
+        contract::load(&base).await;
         TestApp { base, database_url, client: reqwest::Client::new(), checked: Mutex::default(), _db: db }
     }
 
@@ -130,7 +121,7 @@ impl TestApp {
         out["token_id"].as_str().unwrap().to_string()
     }
 
-    /// Sends a request and checks the answer against the OpenAPI document (see `schema.rs`).
+    /// Sends a request and checks the answer against the OpenAPI document (`contract::openapi`).
     pub async fn request(&self, method: Method, path: &str, bearer: Option<&str>, body: Option<Value>) -> Response {
         let mut req = self.client.request(method.clone(), format!("{}{}", self.base, path));
         if let Some(token) = bearer {
@@ -145,7 +136,7 @@ impl TestApp {
         let text = res.text().await.unwrap();
         let body = if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::String(text)) };
         let content_type = headers.get("content-type").and_then(|v| v.to_str().ok());
-        if let Some(checked) = crate::schema::check(&method, path, status, content_type, &body) {
+        if let Some(checked) = contract::openapi::check(&method, path, status, content_type, &body) {
             self.checked.lock().unwrap().insert(checked);
         }
         Response { status, body, headers }
@@ -176,6 +167,11 @@ impl TestApp {
 
     /// Deposits into a wallet (creating it) and returns its id.
     pub async fn fund_wallet(&self, p: &Provider, token_id: &str, address: &str, amount: u128) -> String {
+        self.wallet_deposit(p, token_id, address, amount).await["wallet_id"].as_str().unwrap().to_string()
+    }
+
+    /// Deposits into a wallet (creating it) and returns the deposit's answer.
+    pub async fn wallet_deposit(&self, p: &Provider, token_id: &str, address: &str, amount: u128) -> Value {
         let r = self
             .post(
                 "/v1/providers/wallets/deposits",
@@ -184,13 +180,12 @@ impl TestApp {
             )
             .await;
         assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
-        r.body["wallet_id"].as_str().unwrap().to_string()
+        r.body
     }
 }
 
 /// Sends a request built by hand (to another node, say) and returns its JSON body, checked
 /// against the OpenAPI document like the `TestApp` helpers' answers.
-#[allow(dead_code)]
 pub async fn json_of(request: reqwest::RequestBuilder) -> Value {
     let (client, request) = request.build_split();
     let request = request.unwrap();
@@ -199,7 +194,7 @@ pub async fn json_of(request: reqwest::RequestBuilder) -> Value {
     let status = res.status();
     let content_type = res.headers().get("content-type").and_then(|v| v.to_str().ok()).map(str::to_string);
     let body: Value = serde_json::from_str(&res.text().await.unwrap()).unwrap();
-    crate::schema::check(&method, &path, status, content_type.as_deref(), &body);
+    contract::openapi::check(&method, &path, status, content_type.as_deref(), &body);
     body
 }
 
@@ -299,118 +294,4 @@ pub fn assert_field_error(r: &Response, field: &str) {
     assert_problem(r, 422, "validation_failed");
     let fields: Vec<&str> = r.body["errors"].as_array().unwrap().iter().map(|e| e["field"].as_str().unwrap()).collect();
     assert!(fields.contains(&field), "expected an error on {field}, got {fields:?}");
-}
-
-/// A `hanson serve` child process, killed (SIGKILL) when dropped, on panic too.
-pub struct ServeProcess {
-    child: Option<Child>,
-    pub base: String,
-    /// The server's log, when it keeps one of its own (see `start_flags`).
-    own_log: Option<tempfile::NamedTempFile>,
-}
-
-impl ServeProcess {
-    /// Starts `hanson serve` on a free port and waits until it answers `/healthz`.
-    pub async fn start(database_url: &str, log: &Path) -> ServeProcess {
-        Self::start_with(database_url, log, &[]).await
-    }
-
-    /// [`ServeProcess::start`] with extra `serve` flags and a log of its own.
-    pub async fn start_flags(database_url: &str, extra: &[&str]) -> ServeProcess {
-        let log = tempfile::NamedTempFile::new().expect("server log");
-        let mut server = Self::start_with(database_url, log.path(), extra).await;
-        server.own_log = Some(log);
-        server
-    }
-
-    pub async fn start_with(database_url: &str, log: &Path, extra: &[&str]) -> ServeProcess {
-        let stderr = std::fs::OpenOptions::new().create(true).append(true).open(log).expect("server log");
-        let mut child = Command::new(BIN)
-            .args(["serve", "--listen", "127.0.0.1:0", "--database-url", database_url, "--auth-rate-per-ip", "0"])
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(stderr)
-            .spawn()
-            .expect("spawn hanson serve");
-        // The first stdout line names the address; the rest is drained so the pipe never fills.
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut lines = BufReader::new(stdout).lines();
-            if let Some(Ok(first)) = lines.next() {
-                let _ = tx.send(first);
-            }
-            for _ in lines {}
-        });
-        let mut server = ServeProcess { child: Some(child), base: String::new(), own_log: None };
-        let line = tokio::task::spawn_blocking(move || rx.recv_timeout(Duration::from_secs(10))).await.unwrap();
-        let line = line.unwrap_or_else(|_| panic!("hanson serve printed no address; its log:\n{}", read_log(log)));
-        server.base = line.strip_prefix("listening on ").unwrap_or_else(|| panic!("unexpected first line {line:?}")).to_string();
-
-        let client = reqwest::Client::new();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            match client.get(format!("{}/healthz", server.base)).send().await {
-                Ok(r) if r.status() == StatusCode::OK => break,
-                other => assert!(
-                    Instant::now() < deadline,
-                    "hanson serve not healthy within 10 s ({other:?}); its log:\n{}",
-                    read_log(log)
-                ),
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        server
-    }
-
-    /// SIGTERM: a graceful shutdown.
-    pub fn terminate(&self) {
-        let child = self.child.as_ref().expect("running");
-        // SAFETY: sends a signal to our own child process.
-        assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) }, 0);
-    }
-
-    /// Waits for the process to end by itself.
-    pub async fn exited_within(&mut self, within: Duration) -> std::process::ExitStatus {
-        let child = self.child.as_mut().expect("running");
-        let deadline = Instant::now() + within;
-        loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(Instant::now() < deadline, "hanson serve still running {within:?} after SIGTERM");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-
-    /// SIGKILL, and check that it really was the kill that ended the process.
-    pub fn crash(mut self) {
-        let mut child = self.child.take().unwrap();
-        child.kill().expect("SIGKILL hanson serve");
-        let status = child.wait().unwrap();
-        assert_eq!(status.signal(), Some(libc::SIGKILL), "hanson serve ended by itself before the kill: {status:?}");
-    }
-}
-
-impl Drop for ServeProcess {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-pub fn read_log(log: &Path) -> String {
-    let text = std::fs::read_to_string(log).unwrap_or_default();
-    let tail: Vec<&str> = text.lines().rev().take(40).collect();
-    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-}
-
-/// Runs the real `hanson` binary against `database_url` and parses its JSON.
-pub fn cli_on(database_url: &str, args: &[&str]) -> Value {
-    let output = Command::new(BIN).args(args).args(["--database-url", database_url]).output().expect("run hanson");
-    assert!(output.status.success(), "hanson {args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
-    serde_json::from_slice(&output.stdout).expect("CLI prints JSON")
 }

@@ -8,8 +8,7 @@ use std::time::{Duration, Instant};
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::helpers::*;
-use crate::webhooks::{create_endpoint, webhook_settings, Receiver};
+use super::support::*;
 
 const EVENTS: usize = 120;
 

@@ -10,25 +10,9 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 use tokio::time::Instant;
 
-use crate::helpers::*;
-use crate::streams::*;
-use crate::trading::Trader;
+use super::support::*;
 
 const WITHIN: Duration = Duration::from_secs(1);
-
-async fn bet_at(client: &reqwest::Client, base: &str, market: &Value, i: usize, t: &Trader, amount: u128) -> Value {
-    let r = client
-        .post(format!("{base}/v1/markets/{}/bet", market["id"].as_str().unwrap()))
-        .bearer_auth(&t.session.access_token)
-        .json(&json!({ "session_id": t.session.session_id, "outcome_id": market["outcomes"][i]["id"], "amount": amount.to_string() }))
-        .send()
-        .await
-        .unwrap();
-    let status = r.status();
-    let body: Value = r.json().await.unwrap();
-    assert_eq!(status, StatusCode::OK, "{body}");
-    body
-}
 
 /// The next event of `sse`, which must have arrived by `deadline`.
 async fn by(sse: &mut Sse, deadline: Instant) -> Frame {

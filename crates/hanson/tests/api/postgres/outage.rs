@@ -4,11 +4,11 @@
 
 use std::time::{Duration, Instant};
 
-use hanson::store::postgres::admin::execute as postgres_admin;
 use reqwest::StatusCode;
 use serde_json::json;
 
-use crate::helpers::*;
+use super::support::library::postgres_admin;
+use super::support::*;
 
 fn admin_url() -> String {
     std::env::var("HANSON_TEST_POSTGRES_URL").unwrap_or_else(|_| DEFAULT_POSTGRES_URL.to_string())

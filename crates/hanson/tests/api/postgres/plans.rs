@@ -9,7 +9,7 @@ use hanson::store::positions::changed_positions_read;
 use hanson::store::sql::{Conn, Dialect, Param, Row};
 use hanson::store::Store;
 
-use crate::helpers::{Fixture, TestDatabase};
+use super::support::{Fixture, TestDatabase};
 
 /// Events of the market after the statistics were taken.
 const LATER_EVENTS: i64 = 20_000;

@@ -8,16 +8,15 @@ use serde_json::json;
 use tokio::net::TcpListener;
 
 use hanson::store::sql::{Param, Value};
-use hanson::store::{Store, StoreOptions};
+use hanson::store::Store;
 
-use crate::helpers::*;
+use super::support::*;
 
 /// Another node: its own Store (pool) and server on the same database.
 async fn node(database_url: &str) -> String {
-    let store = Store::open(database_url).expect("open store");
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(hanson::server::run(listener, store, hanson::api::Settings::default(), std::future::pending()));
+    library::serve(listener, database_url, Settings::default(), Default::default(), std::future::pending());
     base
 }
 
@@ -118,10 +117,9 @@ async fn one_pooled_connection_serves_concurrent_reads_and_writes() {
     let token_id = app.create_token("USDC");
     app.fund_treasury(&provider, &token_id, 5 * ONE_TOKEN).await;
     let url = format!("{}?application_name=hanson_one_connection", app.database_url);
-    let store = Store::open_with(&url, &StoreOptions { max_connections: 1, ..StoreOptions::default() }).expect("open store");
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(hanson::server::run(listener, store, hanson::api::Settings::default(), std::future::pending()));
+    library::serve_with_pool(listener, &url, 1);
 
     let address = "0x00000000000000000000000000000000000000d2";
     let requests = (0..48u128).map(|i| {
