@@ -112,13 +112,8 @@ async fn events_reach_the_subscribers_of_every_node_within_a_second() {
 async fn market_closed_is_announced_once_across_nodes() {
     let f = Fixture::new().await;
     let others = [ServeProcess::start_flags(&f.app.database_url, &[]).await, ServeProcess::start_flags(&f.app.database_url, &[]).await];
-    let mut body = f.market_body(2);
-    body["starts_at"] = json!(iso(-60));
-    body["ends_at"] = json!(iso(2));
-    let r = f.create_market(body).await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
-    let id = r.body["market"]["id"].as_str().unwrap().to_string();
-    let market = f.app.get(&format!("/v1/markets/{id}"), None).await.body;
+    let market = f.ending_market(2).await;
+    let id = id_of(&market);
     let client = reqwest::Client::new();
     let mut subscribers = Vec::new();
     for base in [&f.app.base, &others[0].base, &others[1].base] {

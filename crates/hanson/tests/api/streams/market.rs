@@ -109,13 +109,8 @@ async fn market_cancelled_carries_the_cancel_response_and_ends_the_stream() {
 #[tokio::test]
 async fn market_closed_is_sent_once_within_five_seconds_of_ends_at() {
     let f = Fixture::new().await;
-    let mut body = f.market_body(2);
-    body["starts_at"] = json!(iso(-60));
-    body["ends_at"] = json!(iso(2));
-    let r = f.create_market(body).await;
-    assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
-    let id = r.body["market"]["id"].as_str().unwrap().to_string();
-    let market = detail(&f.app, &id).await;
+    let market = f.ending_market(2).await;
+    let id = id_of(&market);
     assert_eq!(market["status"], "active");
     let ends_at = time::OffsetDateTime::parse(market["ends_at"].as_str().unwrap(), &time::format_description::well_known::Rfc3339).unwrap();
 

@@ -168,4 +168,43 @@ async fn the_streams_are_documented() {
         let content = &openapi["paths"][path]["get"]["responses"]["200"]["content"];
         assert!(content.get("text/event-stream").is_some(), "{path} is not documented as an event stream: {content}");
     }
+
+    // Every event the stream clients and the webhook receiver get is held against this
+    // document (`contract::asyncapi`): the check passes a real event, and rejects it spoiled
+    // in each way the schemas can tell, under a name its stream does not carry, under another
+    // type's name, or on a stream that does not carry it.
+    use crate::contract::asyncapi::Stream;
+    let f = Fixture::new().await;
+    let market = f.market(2).await;
+    let mut log = Sse::market(&f.app.client, &f.app.base, &id_of(&market), "?after_seq=0", &[]).await;
+    let created = log.next_event().await.json();
+    let contract = contract::asyncapi::get();
+    contract.check(Stream::Market, "market.created", &created);
+    let rejects = |stream: Stream, name: &str, event: &Value| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| contract.check(stream, name, event))).is_err()
+    };
+    let mut spoiled = Vec::new();
+    for (pointer, bad) in [
+        ("/id", json!("not-a-uuid")),
+        ("/seq", json!(0)),
+        ("/timestamp", json!("yesterday")),
+        ("/market_id", Value::Null),
+        ("/data/total_pool", json!("1.5")),
+        ("/data/status", json!("open")),
+    ] {
+        let mut event = created.clone();
+        *event.pointer_mut(pointer).unwrap() = bad;
+        spoiled.push(event);
+    }
+    let mut missing = created.clone();
+    missing.as_object_mut().unwrap().remove("data");
+    spoiled.push(missing);
+    for event in &spoiled {
+        assert!(rejects(Stream::Market, "market.created", event), "a spoiled event passed: {event}");
+        assert!(contract.webhook_errors(event).is_err(), "a spoiled webhook body passed: {event}");
+    }
+    assert!(rejects(Stream::Market, "market.exploded", &created), "an event of no documented name passed");
+    assert!(rejects(Stream::Market, "market.updated", &created), "an event under another type's name passed");
+    assert!(rejects(Stream::User, "market.created", &created), "a market event passed on the user stream");
+    assert_eq!(contract.webhook_errors(&created), Ok(()));
 }

@@ -269,6 +269,20 @@ impl Fixture {
         self.app.get(&format!("/v1/markets/{id}"), None).await.body
     }
 
+    /// Creates a market from `market_body(2)` that started a minute ago and ends in
+    /// `ends_in_secs`, and returns its detail.
+    pub async fn ending_market(&self, ends_in_secs: i64) -> Value {
+        let mut body = self.market_body(2);
+        body["starts_at"] = json!(iso(-60));
+        body["ends_at"] = json!(iso(ends_in_secs));
+        let r = self.create_market(body).await;
+        assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
+        let id = r.body["market"]["id"].as_str().unwrap();
+        let r = self.app.get(&format!("/v1/markets/{id}"), None).await;
+        assert_eq!(r.status, StatusCode::OK, "{}", r.body);
+        r.body
+    }
+
     pub async fn treasury_balance(&self) -> String {
         let r = self.app.get("/v1/providers/treasury", Some(&self.provider.key)).await;
         r.body["balances"][0]["balance"].as_str().unwrap().to_string()
