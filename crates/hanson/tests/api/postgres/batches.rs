@@ -7,8 +7,7 @@ use std::collections::BTreeSet;
 
 use hanson::error::Error;
 use hanson::store::sql::Param;
-use hanson::store::trading::TradeKeys;
-use hanson::store::{Store, Undo};
+use hanson::store::{Store, TradeKeys};
 
 use super::support::TestDatabase;
 
@@ -58,7 +57,7 @@ async fn a_trade_that_fails_in_a_batch_fails_alone() {
             let store = store.clone();
             tokio::spawn(async move {
                 store
-                    .write_trade(keys(i), Undo::WholeBatch, move |c| {
+                    .trade(keys(i), move |c| {
                         let name = format!("t{i}");
                         match fate(i) {
                             Fate::RefusedBeforeWriting => return Err(Error::rule("refused", "refused before writing")),
@@ -105,7 +104,7 @@ async fn submit_wave(store: &Store, wave: &str, count: usize) -> Vec<tokio::task
             let name = format!("{wave}{i}");
             tokio::spawn(async move {
                 store
-                    .write_trade(keys(i), Undo::WholeBatch, move |c| {
+                    .trade(keys(i), move |c| {
                         c.exec_later("INSERT INTO scratch (name, xid) VALUES ($1, pg_current_xact_id()::text)", &[Param::Text(&name)])
                     })
                     .await

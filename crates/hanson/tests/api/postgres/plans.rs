@@ -3,7 +3,7 @@
 //! meanwhile, and a price-history read's.
 
 use hanson::domain::page::{Direction, PageRequest};
-use hanson::store::events::{changed_seqs_read, current_seqs, current_seqs_read, first_kept_seq};
+use hanson::store::event_log::{changed_seqs_read, current_seqs, current_seqs_read, first_kept_seq};
 use hanson::store::history::{self, PriceQuery};
 use hanson::store::positions::changed_positions_read;
 use hanson::store::sql::{Conn, Dialect, Param, Row};
@@ -201,7 +201,7 @@ async fn price_history_plans_made_without_values_read_no_history_table_whole() {
                 ),
                 &[Param::Text(&seeded)],
             )?;
-            history::rebuild_price_candles(c)?;
+            history::points::rebuild_price_candles(c)?;
             c.exec("ANALYZE price_points", &[])?;
             c.exec("ANALYZE price_candles", &[])?;
             c.exec("ANALYZE outcomes", &[]).map(|_| ())
@@ -233,7 +233,7 @@ async fn price_history_plans_made_without_values_read_no_history_table_whole() {
         .read(move |c| {
             let mut recording = Recording { inner: c, statements: Vec::new() };
             // Twice: the first pass keeps the hourly candle keys that the second one pages by.
-            let keys = history::CandleKeys::default();
+            let keys = history::candle_keys::CandleKeys::default();
             let mut totals = Vec::new();
             for _ in 0..2 {
                 totals.push(queries.iter().map(|q| history::price_history(&mut recording, q, Some(&keys)).map(|p| p.pagination.total)).collect::<hanson::error::Result<Vec<_>>>()?);

@@ -186,7 +186,7 @@ impl Db {
     pub async fn current_seqs(&self, market_ids: &[String]) -> Vec<(String, i64)> {
         let ids = market_ids.to_vec();
         self.store
-            .read(move |c| hanson::store::events::current_seqs(c, &ids.iter().map(String::as_str).collect::<Vec<_>>()))
+            .read(move |c| hanson::store::event_log::current_seqs(c, &ids.iter().map(String::as_str).collect::<Vec<_>>()))
             .await
             .unwrap()
     }
@@ -194,16 +194,19 @@ impl Db {
     /// Prunes the event log down to the last `keep_last` events of each market, whatever their
     /// age (as the pruner would): how many events went.
     pub async fn prune_events(&self, keep_last: i64) -> u64 {
-        let retention = hanson::store::events::Retention { keep_for: 0, keep_last };
-        let long = self.store.read(move |c| hanson::store::events::long_logs(c, &retention)).await.expect("long logs");
+        let retention = hanson::store::event_log::Retention { keep_for: 0, keep_last };
+        let long = self.store.read(move |c| hanson::store::event_log::long_logs(c, &retention)).await.expect("long logs");
         let now = now_micros();
-        self.store.write(move |c| hanson::store::events::prune(c, now, &retention, &long)).await.expect("prune")
+        self.store.write(move |c| hanson::store::event_log::prune(c, now, &retention, &long)).await.expect("prune")
     }
 
     /// The question of a market as the store reads it, if there is the market.
     pub async fn market_question(&self, market_id: &str) -> Option<String> {
         let id = market_id.to_string();
-        self.store.read(move |c| hanson::store::markets::market(c, &id, false)).await.unwrap().map(|m| m.question)
+        self.store
+            .read(move |c| c.query_opt("SELECT question FROM markets WHERE id = $1", &[Param::Text(&id)])?.map(|r| r.text(0)).transpose())
+            .await
+            .unwrap()
     }
 
     /// Records one instant's price points of a market, as a trade does: each point is
@@ -212,11 +215,11 @@ impl Db {
         let market_id = market_id.to_string();
         self.store
             .write(move |c| {
-                let points: Vec<hanson::store::history::NewPricePoint<'_>> = points
+                let points: Vec<hanson::store::history::points::NewPricePoint<'_>> = points
                     .iter()
-                    .map(|(o, price, volume, before)| hanson::store::history::NewPricePoint { outcome_id: o, price: *price, volume: *volume, total_before: *before })
+                    .map(|(o, price, volume, before)| hanson::store::history::points::NewPricePoint { outcome_id: o, price: *price, volume: *volume, total_before: *before })
                     .collect();
-                hanson::store::history::record_prices(c, &market_id, &points, at)
+                hanson::store::history::points::record_prices(c, &market_id, &points, at)
             })
             .await
             .unwrap();
@@ -224,6 +227,6 @@ impl Db {
 
     /// Rebuilds every price candle from the raw points, as after a bulk load.
     pub async fn rebuild_price_candles(&self) {
-        self.store.write(hanson::store::history::rebuild_price_candles).await.unwrap();
+        self.store.write(|c| hanson::store::history::points::rebuild_price_candles(c)).await.unwrap();
     }
 }
