@@ -10,7 +10,7 @@ pub struct FieldError {
 }
 
 impl FieldError {
-    pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
+    pub(crate) fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
         FieldError { field: field.into(), message: message.into() }
     }
 }
@@ -88,15 +88,15 @@ impl Error {
         Error::Rule { code, detail: detail.into(), field: None }
     }
 
-    pub fn rule_on(code: &'static str, field: &str, detail: impl Into<String>) -> Self {
+    pub(crate) fn rule_on(code: &'static str, field: &str, detail: impl Into<String>) -> Self {
         Error::Rule { code, detail: detail.into(), field: Some(field.to_string()) }
     }
 
-    pub fn conflict(code: &'static str, detail: impl Into<String>) -> Self {
+    pub(crate) fn conflict(code: &'static str, detail: impl Into<String>) -> Self {
         Error::Conflict { code, detail: detail.into() }
     }
 
-    pub fn forbidden(code: &'static str, detail: impl Into<String>) -> Self {
+    pub(crate) fn forbidden(code: &'static str, detail: impl Into<String>) -> Self {
         Error::Forbidden { code, detail: detail.into() }
     }
 
@@ -120,22 +120,22 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Collects field errors during validation so a request reports all of them at once.
 #[derive(Default)]
-pub struct Validator {
+pub(crate) struct Validator {
     errors: Vec<FieldError>,
 }
 
 impl Validator {
-    pub fn push(&mut self, field: &str, message: impl Into<String>) {
+    pub(crate) fn push(&mut self, field: &str, message: impl Into<String>) {
         self.errors.push(FieldError::new(field, message));
     }
 
-    pub fn check(&mut self, ok: bool, field: &str, message: &str) {
+    pub(crate) fn check(&mut self, ok: bool, field: &str, message: &str) {
         if !ok {
             self.push(field, message);
         }
     }
 
-    pub fn finish(self) -> Result<()> {
+    pub(crate) fn finish(self) -> Result<()> {
         if self.errors.is_empty() {
             Ok(())
         } else {

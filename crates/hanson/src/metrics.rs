@@ -25,41 +25,41 @@ pub struct Metrics {
     /// small fixed sets.
     interned: std::sync::RwLock<std::collections::HashSet<&'static str>>,
     /// Responses by route pattern, method and status.
-    pub requests: Family<Labels<3>, Counter>,
+    pub(crate) requests: Family<Labels<3>, Counter>,
     /// Request latency by route pattern and method, seconds.
-    pub request_seconds: Family<Labels<2>, Histogram>,
+    pub(crate) request_seconds: Family<Labels<2>, Histogram>,
     /// Committed trades by kind (buy, sell).
-    pub trades: Family<Labels<1>, Counter>,
+    pub(crate) trades: Family<Labels<1>, Counter>,
     /// Operations per SQLite group commit.
-    pub commit_batch_size: Histogram,
+    pub(crate) commit_batch_size: Histogram,
     /// SQLite group commit, from BEGIN to the WAL flushed, seconds.
-    pub commit_seconds: Histogram,
-    pub pg_batch_size: Histogram,
-    pub pg_batch_seconds: Histogram,
+    pub(crate) commit_seconds: Histogram,
+    pub(crate) pg_batch_size: Histogram,
+    pub(crate) pg_batch_seconds: Histogram,
     /// Seconds committed PostgreSQL trade batches spent per phase: `lock` (waiting for
     /// another batch), `read` and `write` (round trips, the database working), `run` (this
     /// service running the trades and building the writes). The batch thread and the
     /// database take turns, so `run` against `read` + `write` is the split to shrink.
-    pub pg_batch_phase_seconds: Family<Labels<1>, Counter<f64, AtomicU64>>,
+    pub(crate) pg_batch_phase_seconds: Family<Labels<1>, Counter<f64, AtomicU64>>,
     /// Bytes in the SQLite WAL after the last commit.
-    pub wal_bytes: Gauge,
+    pub(crate) wal_bytes: Gauge,
     /// PostgreSQL connections running a transaction now.
-    pub pool_in_use: Gauge,
+    pub(crate) pool_in_use: Gauge,
     /// Transactions that waited for a free PostgreSQL connection, and how long.
-    pub pool_wait_seconds: Histogram,
+    pub(crate) pool_wait_seconds: Histogram,
     /// PostgreSQL writes run again after losing a race, by cause (serialization, deadlock,
     /// unique, connection).
     pub write_retries: Family<Labels<1>, Counter>,
     /// Open event streams (SSE and WebSocket).
-    pub open_streams: Gauge,
+    pub(crate) open_streams: Gauge,
     /// Markets whose search rendering this node keeps, and their bytes.
-    pub rendered_markets: Gauge,
-    pub rendered_bytes: Gauge,
+    pub(crate) rendered_markets: Gauge,
+    pub(crate) rendered_bytes: Gauge,
     /// Bets and sells this node sent to the trade leader, by outcome: `forwarded`,
     /// `run_here` (the leader could not be reached), `failed` (no answer).
-    pub trades_forwarded: Family<Labels<1>, Counter>,
+    pub(crate) trades_forwarded: Family<Labels<1>, Counter>,
     /// 1 while this node runs the trades of every node sharing its PostgreSQL database.
-    pub trade_leader: Gauge,
+    pub(crate) trade_leader: Gauge,
 }
 
 fn latency_buckets() -> impl Iterator<Item = f64> {
@@ -133,7 +133,7 @@ impl Metrics {
 
     /// `value` as a static string, interned on first sight. Only for values from a small fixed
     /// set (route patterns, status codes): each distinct one is kept for the process's life.
-    pub fn intern(&self, value: &str) -> &'static str {
+    pub(crate) fn intern(&self, value: &str) -> &'static str {
         if let Some(known) = self.interned.read().ok().and_then(|set| set.get(value).copied()) {
             return known;
         }
@@ -149,7 +149,7 @@ impl Metrics {
     }
 
     /// The exposition text.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut out = String::new();
         // Writing into a String cannot fail.
         let _ = encode(&mut out, &self.registry);
@@ -158,7 +158,7 @@ impl Metrics {
 }
 
 /// A method as a label: the standard ones by name, anything else as `other`.
-pub fn method_label(method: &axum::http::Method) -> &'static str {
+pub(crate) fn method_label(method: &axum::http::Method) -> &'static str {
     use axum::http::Method;
     match *method {
         Method::GET => "GET",

@@ -33,15 +33,15 @@ use crate::api::{self, AppState, Settings};
 use crate::error::{Error, Result};
 use crate::store::{Store, StoreOptions};
 
-pub struct ServeConfig {
-    pub listen: String,
-    pub database_url: String,
-    pub store_options: StoreOptions,
-    pub settings: Settings,
-    pub connections: ConnectionLimits,
+pub(crate) struct ServeConfig {
+    pub(crate) listen: String,
+    pub(crate) database_url: String,
+    pub(crate) store_options: StoreOptions,
+    pub(crate) settings: Settings,
+    pub(crate) connections: ConnectionLimits,
 }
 
-pub async fn serve(config: ServeConfig) -> Result<()> {
+pub(crate) async fn serve(config: ServeConfig) -> Result<()> {
     let store = Store::open_with(&config.database_url, &config.store_options)?;
     let listener = TcpListener::bind(&config.listen)
         .await

@@ -36,20 +36,20 @@ const POLL: Duration = Duration::from_millis(500);
 /// With none, a claim after every commit was about 240 empty write transactions a second under
 /// the hot-market load on PostgreSQL, three for every trade batch (`pg_stat_statements`).
 #[derive(Default)]
-pub struct Wake {
+pub(crate) struct Wake {
     notify: Notify,
     endpoints: AtomicBool,
 }
 
 impl Wake {
     /// A delivery became due now (a retry, a test event), or an endpoint was enabled.
-    pub fn now(&self) {
+    pub(crate) fn now(&self) {
         self.endpoints.store(true, Ordering::Relaxed);
         self.notify.notify_one();
     }
 
     /// A write committed events, which may have created deliveries.
-    pub fn after_commit(&self) {
+    pub(crate) fn after_commit(&self) {
         if self.endpoints.load(Ordering::Relaxed) {
             self.notify.notify_one();
         }
@@ -100,7 +100,7 @@ fn refusal(url: &str, allow_private: bool) -> Option<String> {
     }
 }
 
-pub fn client(allow_private: bool) -> reqwest::Client {
+pub(crate) fn client(allow_private: bool) -> reqwest::Client {
     let builder = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .timeout(TIMEOUT)
@@ -187,7 +187,7 @@ struct InFlight {
 /// Starts the sender of this node; `wake` is notified after writes that may have created
 /// deliveries. It runs until the process ends: an attempt cut off by a stop is made again
 /// once its lease ends.
-pub fn start(store: Store, settings: SenderSettings, wake: Arc<Wake>) {
+pub(crate) fn start(store: Store, settings: SenderSettings, wake: Arc<Wake>) {
     let client = client(settings.allow_private);
     let in_flight = Arc::new(Mutex::new(InFlight::default()));
     let (done_tx, done_rx) = mpsc::unbounded_channel::<Finished>();

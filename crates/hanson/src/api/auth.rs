@@ -24,7 +24,7 @@ use crate::domain::session::{address_field, login_message, provider_id_field, Al
 use crate::store::auth::{self as auth_store, LoginGrant, Refreshed};
 use crate::store::tenants;
 
-pub fn router() -> OpenApiRouter<AppState> {
+pub(crate) fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(nonce))
         .routes(routes!(login))
@@ -83,7 +83,7 @@ fn issue_access_token(app: &AppState, wallet_id: &str, session_id: &str, provide
 
 /// A login nonce and the message to sign with it.
 #[derive(Serialize, ToSchema)]
-pub struct NonceGrant {
+pub(crate) struct NonceGrant {
     nonce: String,
     message: String,
     expires_at: Timestamp,
@@ -91,7 +91,7 @@ pub struct NonceGrant {
 
 /// What login and refresh answer.
 #[derive(Serialize, ToSchema)]
-pub struct TokenGrant {
+pub(crate) struct TokenGrant {
     access_token: String,
     refresh_token: String,
     /// Always `Bearer`.
@@ -113,7 +113,7 @@ fn token_response(app: &AppState, tokens: Tokens, session_id: &str) -> Json<Toke
 
 /// The logged-in wallet, its session and balances.
 #[derive(Serialize, ToSchema)]
-pub struct Profile {
+pub(crate) struct Profile {
     wallet_id: WalletId,
     wallet_address: String,
     wallet_type: String,

@@ -15,14 +15,14 @@ use crate::store::tenants;
 
 /// A JSON body: 415 unless declared JSON, 413 over the limit, 400 if not JSON, 422 (naming
 /// the field) if JSON of the wrong shape.
-pub struct ApiJson<T>(pub T);
+pub(crate) struct ApiJson<T>(pub T);
 
 /// An [`ApiJson`] body plus a fingerprint of its content (SHA-256 of the path and the
 /// canonical JSON, keys sorted) for idempotency checks; computed only when the request
 /// carries an `Idempotency-Key`.
-pub struct HashedJson<T> {
-    pub value: T,
-    pub fingerprint: Vec<u8>,
+pub(crate) struct HashedJson<T> {
+    pub(crate) value: T,
+    pub(crate) fingerprint: Vec<u8>,
 }
 
 fn is_json(content_type: &str) -> bool {
@@ -78,7 +78,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for HashedJson<T> {
     }
 }
 
-pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
+pub(crate) fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
     let value: serde_json::Value =
         serde_json::from_slice(bytes).map_err(|e| Error::MalformedJson(e.to_string()))?;
     if !value.is_object() {
@@ -138,7 +138,7 @@ fn missing_field(message: &str) -> Option<&str> {
 
 /// Path parameters. Every one names a resource, so one that does not decode (invalid
 /// UTF-8 after percent-decoding) names nothing: 404 problem+json, not axum's plain text.
-pub struct ApiPath<T>(pub T);
+pub(crate) struct ApiPath<T>(pub T);
 
 impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for ApiPath<T> {
     type Rejection = Error;
@@ -153,7 +153,7 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for ApiPath
 
 /// Query parameters. One that does not read (a duplicate, a wrong type) is 422 problem+json
 /// naming the query, not axum's text/plain 400.
-pub struct ApiQuery<T>(pub T);
+pub(crate) struct ApiQuery<T>(pub T);
 
 impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for ApiQuery<T> {
     type Rejection = Error;
@@ -167,18 +167,18 @@ impl<S: Send + Sync, T: DeserializeOwned + Send> FromRequestParts<S> for ApiQuer
 }
 
 /// The bearer credential of a request, if any.
-pub fn bearer(parts: &Parts) -> Option<&str> {
+pub(crate) fn bearer(parts: &Parts) -> Option<&str> {
     let value = parts.headers.get(header::AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = value.split_once(' ')?;
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim()).filter(|t| !t.is_empty())
 }
 
-pub fn hash_api_key(key: &str) -> Vec<u8> {
+pub(crate) fn hash_api_key(key: &str) -> Vec<u8> {
     Sha256::digest(key.as_bytes()).to_vec()
 }
 
 /// The provider behind `Authorization: Bearer <API_KEY>`.
-pub struct ProviderAuth(pub Provider);
+pub(crate) struct ProviderAuth(pub Provider);
 
 impl FromRequestParts<AppState> for ProviderAuth {
     type Rejection = Error;
@@ -202,10 +202,10 @@ impl FromRequestParts<AppState> for ProviderAuth {
 /// session is live (checked in the database on every request, so logout on any node
 /// takes effect at once).
 #[derive(Debug, Clone)]
-pub struct UserAuth {
-    pub wallet_id: WalletId,
-    pub session_id: SessionId,
-    pub provider_id: ProviderId,
+pub(crate) struct UserAuth {
+    pub(crate) wallet_id: WalletId,
+    pub(crate) session_id: SessionId,
+    pub(crate) provider_id: ProviderId,
 }
 
 /// A verified access token (signature, algorithm, issuer, expiry), before any session check.
@@ -219,7 +219,7 @@ fn verify_access_token(token: &str, state: &AppState) -> Result<crate::auth::jwt
 
 impl UserAuth {
     /// The caller an access token names, if its session is live.
-    pub async fn of_token(token: &str, state: &AppState) -> Result<UserAuth, Error> {
+    pub(crate) async fn of_token(token: &str, state: &AppState) -> Result<UserAuth, Error> {
         let claims = verify_access_token(token, state)?;
         let sid = claims.sid.clone();
         let session = state.store.read(move |c| crate::store::auth::session(c, &sid)).await?;
@@ -244,7 +244,7 @@ impl FromRequestParts<AppState> for UserAuth {
 /// A verified access token whose session the route checks itself, inside its own write
 /// transaction (trades do, saving a separate read per request).
 #[derive(Debug, Clone)]
-pub struct UserToken(pub UserAuth);
+pub(crate) struct UserToken(pub UserAuth);
 
 impl FromRequestParts<AppState> for UserToken {
     type Rejection = Error;

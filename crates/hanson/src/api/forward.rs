@@ -36,9 +36,9 @@ use crate::store::postgres::leader::{Leader, Leadership};
 use crate::store::Backend;
 
 /// The leader's key, on a request another node forwards.
-pub static FORWARD_KEY_HEADER: HeaderName = HeaderName::from_static("hanson-forward-key");
+pub(crate) static FORWARD_KEY_HEADER: HeaderName = HeaderName::from_static("hanson-forward-key");
 /// The client's address, on a request another node forwards.
-pub static CLIENT_IP_HEADER: HeaderName = HeaderName::from_static("hanson-client-ip");
+pub(crate) static CLIENT_IP_HEADER: HeaderName = HeaderName::from_static("hanson-client-ip");
 /// A forwarded trade waits at most this long for the leader's answer (a trade takes
 /// milliseconds; the leader's own requests time out before this).
 const FORWARD_TIMEOUT: Duration = Duration::from_secs(30);
@@ -50,7 +50,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
 const POOL_IDLE_TIMEOUT: Duration = Duration::from_millis(500);
 
 /// Where this node's trades run.
-pub struct TradeRoute {
+pub(crate) struct TradeRoute {
     lead: RwLock<Leadership>,
     /// This node's key while it leads.
     own_key: String,
@@ -84,7 +84,7 @@ impl TradeRoute {
     }
 
     /// Whether `headers` carry this node's key while it leads: another node forwarded them.
-    pub fn forwarded_here(&self, headers: &HeaderMap) -> bool {
+    pub(crate) fn forwarded_here(&self, headers: &HeaderMap) -> bool {
         let Some(key) = headers.get(&FORWARD_KEY_HEADER) else { return false };
         matches!(*self.lead.read().unwrap_or_else(std::sync::PoisonError::into_inner), Leadership::Leading)
             && bool::from(key.as_bytes().ct_eq(self.own_key.as_bytes()))
@@ -94,7 +94,7 @@ impl TradeRoute {
 /// Starts taking or following the trade lead on PostgreSQL, for a node answering at
 /// `advertised` (no forwarding without one, and none on SQLite, which has one node). Ends
 /// when `closing` turns true (the hub closes) or `route` is dropped.
-pub fn start(backend: &Backend, route: &Arc<TradeRoute>, closing: watch::Receiver<bool>, advertised: Option<String>) {
+pub(crate) fn start(backend: &Backend, route: &Arc<TradeRoute>, closing: watch::Receiver<bool>, advertised: Option<String>) {
     let (Backend::Postgres(pg), Some(url)) = (backend.clone(), advertised) else { return };
     let own = Leader { url, key: route.own_key.clone() };
     let weak = Arc::downgrade(route);
@@ -114,7 +114,7 @@ pub fn start(backend: &Backend, route: &Arc<TradeRoute>, closing: watch::Receive
 
 /// A layer on the bet and sell routes: sends the trade on to the trade leader, unless this
 /// node leads or none is known; then runs it here. Runs after the rate limits.
-pub async fn forward_trade(Extension(route): Extension<Arc<TradeRoute>>, request: Request, next: Next) -> Response {
+pub(crate) async fn forward_trade(Extension(route): Extension<Arc<TradeRoute>>, request: Request, next: Next) -> Response {
     // A request that already carries a key is never sent on again, whatever its key: an
     // advertised URL that leads back to a follower (a load balancer's) cannot make a loop.
     if request.method() != Method::POST || request.headers().contains_key(&FORWARD_KEY_HEADER) {
@@ -179,7 +179,7 @@ fn strip_hop_by_hop(headers: &mut HeaderMap) {
 }
 
 /// The client's address of a request another node forwarded here with this node's key.
-pub fn forwarded_client(route: &TradeRoute, headers: &HeaderMap) -> Option<IpAddr> {
+pub(crate) fn forwarded_client(route: &TradeRoute, headers: &HeaderMap) -> Option<IpAddr> {
     if !route.forwarded_here(headers) {
         return None;
     }

@@ -20,7 +20,7 @@ use crate::error::Error;
 /// handler (PostgreSQL refuses NUL in text, so an id holding one must never reach a query).
 // Kept rather than tower-http's request-id layers: those pass any client value through,
 // while this keeps only short printable ids and scopes the id for error rendering.
-pub async fn request_id(mut request: Request, next: Next) -> Response {
+pub(crate) async fn request_id(mut request: Request, next: Next) -> Response {
     let id = request
         .headers()
         .get(&REQUEST_ID_HEADER)
@@ -50,7 +50,7 @@ pub async fn request_id(mut request: Request, next: Next) -> Response {
 
 /// One span per request, at INFO: request id, method and route (the matched pattern, not
 /// the raw path); status and latency are recorded when the response is ready.
-pub fn request_span(request: &Request) -> Span {
+pub(crate) fn request_span(request: &Request) -> Span {
     let request_id = request.extensions().get::<RequestId>().and_then(|id| id.0.to_str().ok()).unwrap_or("");
     let route = request.extensions().get::<MatchedPath>().map_or("unmatched", MatchedPath::as_str);
     tracing::info_span!(
@@ -65,7 +65,7 @@ pub fn request_span(request: &Request) -> Span {
 
 /// Records status and latency on the request's span; the event is DEBUG (free at the default
 /// filter) except for a 5xx, which is an ERROR.
-pub fn record_response(response: &Response, latency: Duration, span: &Span) {
+pub(crate) fn record_response(response: &Response, latency: Duration, span: &Span) {
     let status = response.status().as_u16();
     let latency_ms = latency.as_micros() as f64 / 1e3;
     span.record("status", status);
@@ -81,7 +81,7 @@ fn is_auth_route(path: &str) -> bool {
     matches!(path, "/v1/auth/nonce" | "/v1/auth/login" | "/v1/auth/refresh")
 }
 
-pub async fn rate_limit(State(app): State<AppState>, mut request: Request, next: Next) -> Response {
+pub(crate) async fn rate_limit(State(app): State<AppState>, mut request: Request, next: Next) -> Response {
     // Without a peer address (never in `serve`) every request shares one bucket.
     let peer = request
         .extensions()
@@ -113,7 +113,7 @@ pub async fn rate_limit(State(app): State<AppState>, mut request: Request, next:
 /// The client a request comes from: the peer, unless the peer is a trusted proxy; then the
 /// nearest address its forwarding headers name that is not itself a trusted proxy (walking
 /// from the last hop back, so a client cannot choose its own address by sending the header).
-pub fn client_ip(peer: IpAddr, headers: &axum::http::HeaderMap, trusted: &[ipnet::IpNet]) -> IpAddr {
+pub(crate) fn client_ip(peer: IpAddr, headers: &axum::http::HeaderMap, trusted: &[ipnet::IpNet]) -> IpAddr {
     let is_trusted = |ip: &IpAddr| trusted.iter().any(|net| net.contains(ip));
     if !is_trusted(&peer) {
         return peer;
@@ -182,7 +182,7 @@ async fn read_body_first(request: Request, next: Next) -> Response {
 
 /// Times each request and counts its response by route pattern, method and status (one
 /// middleware for both jobs: each layer costs every request a boxed future).
-pub async fn observe(request: Request, next: Next) -> Response {
+pub(crate) async fn observe(request: Request, next: Next) -> Response {
     let started = std::time::Instant::now();
     let metrics = crate::metrics::metrics();
     let route = request.extensions().get::<MatchedPath>().map_or("unmatched", |path| metrics.intern(path.as_str()));

@@ -1,25 +1,25 @@
 //! The HTTP API: one router per area, our problem+json everywhere, a request id on every
 //! response, rate limits, OpenAPI and its viewer.
 
-pub mod auth;
-pub mod extract;
-pub mod forward;
-pub mod idempotent;
-pub mod middleware;
-pub mod openapi;
-pub mod problem;
-pub mod provider;
-pub mod public;
+pub(crate) mod auth;
+pub(crate) mod extract;
+pub(crate) mod forward;
+pub(crate) mod idempotent;
+pub(crate) mod middleware;
+pub(crate) mod openapi;
+pub(crate) mod problem;
+pub(crate) mod provider;
+pub(crate) mod public;
 pub mod ratelimit;
-pub mod rendered;
-pub mod request_meta;
-pub mod state;
-pub mod strict;
-pub mod streams;
-pub mod trading;
-pub mod web;
-pub mod webhooks;
-pub use crate::domain::views;
+pub(crate) mod rendered;
+pub(crate) mod request_meta;
+pub(crate) mod state;
+pub(crate) mod strict;
+pub(crate) mod streams;
+pub(crate) mod trading;
+pub(crate) mod web;
+pub(crate) mod webhooks;
+pub(crate) use crate::domain::views;
 
 use std::sync::OnceLock;
 
@@ -35,11 +35,12 @@ use utoipa_axum::routes;
 
 use crate::error::Error;
 pub use request_meta::{MAX_BODY_BYTES, MAX_HEAD_BYTES};
-pub use state::{AppState, AuthState, Limits, Settings};
+pub use state::{Limits, Settings};
+pub(crate) use state::AppState;
 use views::Health;
 
 /// Every route with its OpenAPI description, each declared once with its handler.
-pub fn routes() -> OpenApiRouter<AppState> {
+pub(crate) fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(openapi::base())
         .merge(public::router())
         .merge(provider::router())
@@ -54,7 +55,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(openapi::viewer))
 }
 
-pub fn router(state: AppState) -> Router {
+pub(crate) fn router(state: AppState) -> Router {
     let (router, _) = routes().split_for_parts();
     router
         .merge(web::router(state.web.clone()))
@@ -104,7 +105,7 @@ async fn readyz(State(app): State<AppState>) -> Response {
 static OPENAPI: OnceLock<Value> = OnceLock::new();
 
 /// The OpenAPI document as JSON, built once from [`routes`].
-pub fn openapi_json() -> &'static Value {
+pub(crate) fn openapi_json() -> &'static Value {
     OPENAPI.get_or_init(|| {
         let mut doc = routes().into_openapi();
         openapi::finish(&mut doc);

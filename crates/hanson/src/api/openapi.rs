@@ -14,20 +14,20 @@ use utoipa::PartialSchema;
 
 /// An RFC 9457 problem: the body of every error.
 #[derive(Serialize, ToSchema)]
-pub struct Problem {
+pub(crate) struct Problem {
     /// A URI naming the problem type.
     pub r#type: String,
-    pub title: String,
-    pub status: u16,
-    pub detail: String,
+    pub(crate) title: String,
+    pub(crate) status: u16,
+    pub(crate) detail: String,
     /// Stable snake_case code, e.g. `insufficient_balance`.
-    pub code: String,
+    pub(crate) code: String,
     /// The fields that failed validation (`validation_failed`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub errors: Option<Vec<FieldError>>,
+    pub(crate) errors: Option<Vec<FieldError>>,
     /// Only on 500: the request id to quote to the operator.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub request_id: Option<String>,
+    pub(crate) request_id: Option<String>,
 }
 
 /// Statuses an operation can answer besides its own: every route can get a request that is
@@ -59,7 +59,7 @@ fn error_description(status: u16) -> &'static str {
 macro_rules! error_responses {
     ($($name:ident = $status:literal),* $(,)?) => {$(
         #[doc = concat!("The ", stringify!($status), " problem answer.")]
-        pub struct $name;
+        pub(crate) struct $name;
 
         impl IntoResponses for $name {
             fn responses() -> std::collections::BTreeMap<String, RefOr<utoipa::openapi::Response>> {
@@ -94,7 +94,7 @@ error_responses!(E401 = 401, E403 = 403, E404 = 404, E409 = 409, E422 = 422);
 struct ApiDoc;
 
 /// The document's base: info, tags, the problem schema and the shared error answers.
-pub fn base() -> Document {
+pub(crate) fn base() -> Document {
     ApiDoc::openapi()
 }
 
@@ -131,7 +131,7 @@ impl utoipa::Modify for CommonErrors {
 /// finished document as JSON): rules that span fields, each enforced by its handler with a
 /// 422, and `filters: null`, which every search takes as no filters (utoipa drops the null
 /// of an `Option` of a generic type).
-pub fn refine_request_schemas(doc: &mut serde_json::Value) {
+pub(crate) fn refine_request_schemas(doc: &mut serde_json::Value) {
     use serde_json::json;
     let schemas = &mut doc["components"]["schemas"];
     if let Some(schemas) = schemas.as_object_mut() {
@@ -154,7 +154,7 @@ pub fn refine_request_schemas(doc: &mut serde_json::Value) {
 }
 
 /// Runs once every route is in the document.
-pub fn finish(doc: &mut Document) {
+pub(crate) fn finish(doc: &mut Document) {
     for item in doc.paths.paths.values_mut() {
         for op in [&mut item.get, &mut item.put, &mut item.post, &mut item.delete, &mut item.patch].into_iter().flatten() {
             add_common_errors(op);
@@ -174,7 +174,7 @@ fn add_common_errors(op: &mut Operation) {
 #[derive(utoipa::IntoParams)]
 #[into_params(parameter_in = Header)]
 #[allow(dead_code)]
-pub struct IdempotencyKey {
+pub(crate) struct IdempotencyKey {
     /// 1 to 255 visible ASCII characters. Same key and body within 24 hours replays the stored
     /// response (header idempotent-replayed: true); another body is 422 idempotency_key_reused.
     #[param(rename = "Idempotency-Key", min_length = 1, max_length = 255, pattern = "^[!-~]+$")]
@@ -183,13 +183,13 @@ pub struct IdempotencyKey {
 
 /// Interactive viewer of this document (HTML).
 #[utoipa::path(get, path = "/docs", tag = "Operations", responses((status = 200, description = "The viewer", content_type = "text/html", body = String)))]
-pub async fn viewer() -> Html<&'static str> {
+pub(crate) async fn viewer() -> Html<&'static str> {
     Html(include_str!("docs.html"))
 }
 
 /// The deliveries a provider's endpoints receive (CONTRACT "Webhooks"), as OpenAPI 3.1
 /// `webhooks`: one operation per event type, the envelope as body, the Standard Webhooks headers.
-pub fn add_webhooks(doc: &mut serde_json::Value) {
+pub(crate) fn add_webhooks(doc: &mut serde_json::Value) {
     use serde_json::json;
     let header = |name: &str, description: &str| {
         json!({ "name": name, "in": "header", "required": true, "description": description, "schema": { "type": "string" } })

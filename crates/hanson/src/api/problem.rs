@@ -7,21 +7,21 @@ use super::openapi::Problem;
 use crate::error::{Error, FieldError};
 
 /// The `Retry-After` of a 503: how soon a client may try again.
-pub const UNAVAILABLE_RETRY_AFTER_SECS: u64 = 1;
+pub(crate) const UNAVAILABLE_RETRY_AFTER_SECS: u64 = 1;
 
 tokio::task_local! {
     /// The current request's id, set by the request-id middleware for the whole request.
-    pub static REQUEST_ID: String;
+    pub(crate) static REQUEST_ID: String;
 }
 
-pub fn current_request_id() -> String {
+pub(crate) fn current_request_id() -> String {
     REQUEST_ID.try_with(|id| id.clone()).unwrap_or_default()
 }
 
-pub const PROBLEM_JSON: &str = "application/problem+json";
+pub(crate) const PROBLEM_JSON: &str = "application/problem+json";
 
 impl Error {
-    pub fn status(&self) -> StatusCode {
+    pub(crate) fn status(&self) -> StatusCode {
         match self {
             Error::MalformedJson(_) | Error::MalformedRequest => StatusCode::BAD_REQUEST,
             Error::UriTooLong => StatusCode::URI_TOO_LONG,
@@ -42,7 +42,7 @@ impl Error {
         }
     }
 
-    pub fn code(&self) -> &'static str {
+    pub(crate) fn code(&self) -> &'static str {
         match self {
             Error::MalformedJson(_) => "malformed_json",
             Error::MalformedRequest => "malformed_request",
@@ -93,7 +93,7 @@ impl Error {
 
 impl Error {
     /// The problem+json body of this error.
-    pub fn problem(&self) -> Problem {
+    pub(crate) fn problem(&self) -> Problem {
         let status = self.status();
         Problem {
             r#type: format!("https://hanson.dev/problems/{}", self.code().replace('_', "-")),

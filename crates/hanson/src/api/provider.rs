@@ -26,7 +26,7 @@ use crate::error::{Error, Result, Validator};
 use crate::store::market_edits;
 use crate::store::tenants::{self, ExternalKind, ExternalTransfer, Recorded};
 
-pub fn router() -> OpenApiRouter<AppState> {
+pub(crate) fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create_market))
         .routes(routes!(update_market))

@@ -28,7 +28,7 @@ use crate::store::markets::search::{self, SearchHit, SearchPage};
 use crate::store::markets;
 use crate::store::tenants;
 
-pub fn router() -> OpenApiRouter<AppState> {
+pub(crate) fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(search_markets))
         .routes(routes!(bet_preview))
@@ -87,7 +87,7 @@ async fn list_tokens(State(app): State<AppState>) -> Result<Json<List<Token>>> {
 }
 
 /// Loads the market an outcome belongs to; an unknown outcome is 422 `unknown_outcome`.
-pub async fn market_of_outcome(app: &AppState, outcome_id: String) -> Result<(Market, usize)> {
+pub(crate) async fn market_of_outcome(app: &AppState, outcome_id: String) -> Result<(Market, usize)> {
     app.store
         .read(move |c| markets::market_of_outcome(c, &outcome_id))
         .await?
@@ -145,20 +145,20 @@ async fn bet_preview(State(app): State<AppState>, ApiJson(input): ApiJson<BetPre
 
 /// Exactly one of `shares_amount` and `target_proceeds`.
 #[derive(Deserialize, Clone, ToSchema)]
-pub struct SellInput {
+pub(crate) struct SellInput {
     #[schema(required = true, nullable = false, min_length = 1)]
-    pub outcome_id: Option<String>,
+    pub(crate) outcome_id: Option<String>,
     /// Shares to sell.
     #[schema(value_type = Option<InputAmount>)]
-    pub shares_amount: Option<Json_>,
+    pub(crate) shares_amount: Option<Json_>,
     /// Net proceeds to reach, after fees: the fewest shares that reach it are sold.
     #[schema(value_type = Option<InputAmount>)]
-    pub target_proceeds: Option<Json_>,
+    pub(crate) target_proceeds: Option<Json_>,
 }
 
 impl SellInput {
     /// Exactly one of `shares_amount` and `target_proceeds`.
-    pub fn sell_by(&self, v: &mut Validator) -> Result<Option<SellBy>> {
+    pub(crate) fn sell_by(&self, v: &mut Validator) -> Result<Option<SellBy>> {
         let shares = wei_field(self.shares_amount.as_ref(), "shares_amount", v)?;
         let target = wei_field(self.target_proceeds.as_ref(), "target_proceeds", v)?;
         let present = |x: &Option<Json_>| x.as_ref().is_some_and(|x| !x.is_null());

@@ -39,7 +39,7 @@ impl Rule {
 
 type Keyed<K> = RateLimiter<K, DefaultKeyedStateStore<K>, DefaultClock>;
 
-pub struct Limiter<K: Hash + Eq + Clone> {
+pub(crate) struct Limiter<K: Hash + Eq + Clone> {
     /// `None` when the rule is off.
     limiter: Option<Keyed<K>>,
     checks: AtomicU64,
@@ -51,12 +51,12 @@ const PRUNE_AT: usize = 100_000;
 const PRUNE_EVERY: u64 = 1_024;
 
 impl<K: Hash + Eq + Clone> Limiter<K> {
-    pub fn new(rule: Rule) -> Self {
+    pub(crate) fn new(rule: Rule) -> Self {
         Limiter { limiter: rule.quota().map(RateLimiter::keyed), checks: AtomicU64::new(0) }
     }
 
     /// Takes one token for `key`; on refusal returns the whole seconds until one is available.
-    pub fn check(&self, key: K) -> Result<(), u64> {
+    pub(crate) fn check(&self, key: K) -> Result<(), u64> {
         let Some(limiter) = &self.limiter else {
             return Ok(());
         };

@@ -20,7 +20,7 @@ const WARM_BYTES: usize = MAX_RENDERED_BYTES / 2;
 const WARM_CHUNK: i64 = 200;
 
 #[derive(Default)]
-pub struct RenderedMarkets {
+pub(crate) struct RenderedMarkets {
     inner: Mutex<Inner>,
 }
 
@@ -47,7 +47,7 @@ impl RenderedMarkets {
     }
 
     /// The JSON a search shows of `m` at `now`, kept as loaded after `data_version` was read.
-    pub fn render(&self, m: &Market, now: Micros, data_version: i64) -> Result<Bytes> {
+    pub(crate) fn render(&self, m: &Market, now: Micros, data_version: i64) -> Result<Bytes> {
         let json = Bytes::from(serde_json::to_vec(&super::views::market_summary(m, now)?).map_err(Error::internal)?);
         self.put(m, m.status(now), data_version, json.clone());
         Ok(json)
@@ -57,7 +57,7 @@ impl RenderedMarkets {
     /// a node's first searches find them. Loaded by the searches instead, they made the first
     /// seconds of a node on PostgreSQL the search tail (about 24 us a market, half of it the
     /// database's); see `docs/performance.md`.
-    pub async fn warm(self: Arc<Self>, store: Store) {
+    pub(crate) async fn warm(self: Arc<Self>, store: Store) {
         let mut before: Option<String> = None;
         loop {
             let after = before.clone();

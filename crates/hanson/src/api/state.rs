@@ -76,10 +76,10 @@ impl From<Limits> for Settings {
 }
 
 /// Token settings, with the signing key set up once per process.
-pub struct AuthState {
-    pub jwt: crate::auth::jwt::JwtKey,
-    pub access_token_ttl_secs: i64,
-    pub refresh_token_ttl_secs: i64,
+pub(crate) struct AuthState {
+    pub(crate) jwt: crate::auth::jwt::JwtKey,
+    pub(crate) access_token_ttl_secs: i64,
+    pub(crate) refresh_token_ttl_secs: i64,
 }
 
 pub(crate) struct Limiters {
@@ -93,7 +93,7 @@ pub(crate) struct Limiters {
 /// middleware of every request, and with a field per `Arc` those clones and drops took about
 /// 5% of the server's time under the hot-market load (perf).
 #[derive(Clone)]
-pub struct AppState(Arc<Shared>);
+pub(crate) struct AppState(Arc<Shared>);
 
 impl std::ops::Deref for AppState {
     type Target = Shared;
@@ -103,26 +103,26 @@ impl std::ops::Deref for AppState {
     }
 }
 
-pub struct Shared {
-    pub store: Store,
-    pub auth: Arc<AuthState>,
+pub(crate) struct Shared {
+    pub(crate) store: Store,
+    pub(crate) auth: Arc<AuthState>,
     pub(crate) limiters: Arc<Limiters>,
     pub(crate) trusted_proxies: Arc<[ipnet::IpNet]>,
     pub(crate) search_cache: Arc<crate::store::markets::search::SearchCache>,
     pub(crate) rendered_markets: Arc<RenderedMarkets>,
-    pub hub: Arc<Hub>,
-    pub web: Arc<super::web::WebApp>,
-    pub webhooks: crate::webhooks::SenderSettings,
+    pub(crate) hub: Arc<Hub>,
+    pub(crate) web: Arc<super::web::WebApp>,
+    pub(crate) webhooks: crate::webhooks::SenderSettings,
     /// Wakes this node's webhook sender (a delivery became due now).
-    pub webhooks_wake: Arc<crate::webhooks::Wake>,
+    pub(crate) webhooks_wake: Arc<crate::webhooks::Wake>,
     /// Where this node's bets and sells run (`forward`).
-    pub trade_route: Arc<super::forward::TradeRoute>,
+    pub(crate) trade_route: Arc<super::forward::TradeRoute>,
 }
 
 impl AppState {
     /// Sets up the JWT key (from the settings, or the secret stored in the database), and the
     /// event hub with its background work (stopped by `hub.close()`).
-    pub async fn new(mut store: Store, settings: Settings) -> crate::error::Result<Self> {
+    pub(crate) async fn new(mut store: Store, settings: Settings) -> crate::error::Result<Self> {
         let secret = match settings.jwt_secret {
             Some(secret) => secret,
             None => {

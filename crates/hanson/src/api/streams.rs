@@ -36,7 +36,7 @@ use crate::events::{joined_frames, sse_frame, First, Hub, Live, MarketSubscripti
 use crate::store::history;
 use crate::store::tenants;
 
-pub fn router() -> OpenApiRouter<AppState> {
+pub(crate) fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(market_events))
         .routes(routes!(user_events))

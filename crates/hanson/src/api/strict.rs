@@ -9,7 +9,7 @@
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Unexpected, Visitor};
 use serde_json::Value;
 
-pub struct Strict<'a>(pub &'a Value);
+pub(crate) struct Strict<'a>(pub &'a Value);
 
 fn unexpected(value: &Value) -> Unexpected<'_> {
     match value {

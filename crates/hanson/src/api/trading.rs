@@ -34,7 +34,7 @@ use crate::domain::trade_record::{TradeKind, TradeRecord};
 use crate::store::batch::TradeKeys;
 use crate::store::{settlement, trading};
 
-pub fn router() -> OpenApiRouter<AppState> {
+pub(crate) fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(place_bet))
         .routes(routes!(sell))

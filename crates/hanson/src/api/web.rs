@@ -138,7 +138,7 @@ impl Page {
     }
 }
 
-pub struct WebApp {
+pub(crate) struct WebApp {
     source: Source,
 }
 
@@ -167,7 +167,7 @@ fn api_module() -> Bytes {
 }
 
 impl WebApp {
-    pub fn new(dir: Option<PathBuf>) -> WebApp {
+    pub(crate) fn new(dir: Option<PathBuf>) -> WebApp {
         if let Some(dir) = dir {
             return WebApp { source: Source::Dir(dir) };
         }
@@ -242,7 +242,7 @@ impl WebApp {
     }
 }
 
-pub fn router<S: Clone + Send + Sync + 'static>(web: std::sync::Arc<WebApp>) -> Router<S> {
+pub(crate) fn router<S: Clone + Send + Sync + 'static>(web: std::sync::Arc<WebApp>) -> Router<S> {
     let page = |page: Page| {
         move |State(web): State<std::sync::Arc<WebApp>>, headers: HeaderMap| async move { web.page(page, &headers) }
     };

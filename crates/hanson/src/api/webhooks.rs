@@ -25,7 +25,7 @@ use crate::domain::webhook::{
 use crate::error::{Error, Result, Validator};
 use crate::store::webhooks::{self as stored, EndpointChange, NewEndpoint};
 
-pub fn router() -> OpenApiRouter<AppState> {
+pub(crate) fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create_endpoint, list_endpoints))
         .routes(routes!(get_endpoint, update_endpoint, delete_endpoint))
@@ -38,7 +38,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// `?page=&per_page=` of the webhook lists.
 #[derive(Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
-pub struct ListQuery {
+pub(crate) struct ListQuery {
     #[param(minimum = 1, maximum = 92233720368547758i64)]
     page: Option<i64>,
     #[param(minimum = 1, maximum = 100)]
@@ -57,7 +57,7 @@ impl ListQuery {
 
 #[derive(Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
-pub struct DeliveryQuery {
+pub(crate) struct DeliveryQuery {
     #[param(minimum = 1, maximum = 92233720368547758i64)]
     page: Option<i64>,
     #[param(minimum = 1, maximum = 100)]

@@ -5,7 +5,7 @@ use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 
-pub const ISSUER: &str = "hanson";
+pub(crate) const ISSUER: &str = "hanson";
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Claims {
@@ -22,7 +22,7 @@ pub struct Claims {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum JwtError {
+pub(crate) enum JwtError {
     Malformed,
     Algorithm,
     Signature,
@@ -57,7 +57,7 @@ impl JwtKey {
 
     /// Verifies signature, algorithm, issuer and expiry (`now` in seconds). The audience is
     /// returned in the claims for the caller to match against the session's provider.
-    pub fn decode(&self, token: &str, now: i64) -> Result<Claims, JwtError> {
+    pub(crate) fn decode(&self, token: &str, now: i64) -> Result<Claims, JwtError> {
         let claims = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
             .map_err(|e| classify(token, e.kind()))?
             .claims;

@@ -3,19 +3,19 @@
 /// API keys are `hk_` followed by 64 hex digits (256 random bits).
 pub mod jwt;
 
-pub const API_KEY_PREFIX: &str = "hk_";
+pub(crate) const API_KEY_PREFIX: &str = "hk_";
 
-pub fn random_bytes<const N: usize>() -> [u8; N] {
+pub(crate) fn random_bytes<const N: usize>() -> [u8; N] {
     let mut bytes = [0u8; N];
     getrandom::fill(&mut bytes).expect("the operating system's random source is available");
     bytes
 }
 
-pub fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A new API key; only its hash is ever stored.
-pub fn generate_api_key() -> String {
+pub(crate) fn generate_api_key() -> String {
     format!("{API_KEY_PREFIX}{}", hex(&random_bytes::<32>()))
 }

@@ -4,13 +4,13 @@
 use wallet_auth::AddressError;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WalletType {
+pub(crate) enum WalletType {
     Evm,
     Alt,
 }
 
 impl WalletType {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             WalletType::Evm => "evm",
             WalletType::Alt => "alt",
@@ -18,7 +18,7 @@ impl WalletType {
     }
 }
 
-pub fn parse_wallet_address(s: &str) -> Result<(String, WalletType), &'static str> {
+pub(crate) fn parse_wallet_address(s: &str) -> Result<(String, WalletType), &'static str> {
     match s.len() {
         42 => match wallet_auth::parse_evm_address(s) {
             Ok(_) => Ok((s.to_ascii_lowercase(), WalletType::Evm)),

@@ -18,7 +18,7 @@ use super::views::{market_detail, OutcomeView};
 use crate::error::{Error, Result};
 
 #[derive(Debug, Clone)]
-pub enum Event {
+pub(crate) enum Event {
     MarketCreated(Market),
     MarketUpdated(Market),
     OutcomeCreated { market: Market, outcome_id: OutcomeId },
@@ -41,21 +41,21 @@ pub enum Event {
 
 /// `trade.created`'s data.
 #[derive(Debug, Clone, Serialize)]
-pub struct TradeCreated {
-    pub trade: TradeRecord,
-    pub prices: Vec<OutcomePrice>,
-    pub total_volume: Wei,
-    pub total_pool: Wei,
+pub(crate) struct TradeCreated {
+    pub(crate) trade: TradeRecord,
+    pub(crate) prices: Vec<OutcomePrice>,
+    pub(crate) total_volume: Wei,
+    pub(crate) total_pool: Wei,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct OutcomePrice {
-    pub outcome_id: OutcomeId,
-    pub price: String,
+pub(crate) struct OutcomePrice {
+    pub(crate) outcome_id: OutcomeId,
+    pub(crate) price: String,
 }
 
 /// Every outcome's price, in the market's outcome order.
-pub fn outcome_prices(m: &Market) -> Result<Vec<OutcomePrice>> {
+pub(crate) fn outcome_prices(m: &Market) -> Result<Vec<OutcomePrice>> {
     let prices = m.prices()?;
     Ok(m.outcomes.iter().zip(prices).map(|(o, p)| OutcomePrice { outcome_id: o.id.clone(), price: p.to_string() }).collect())
 }
@@ -99,7 +99,7 @@ struct Envelope<'a, D: Serialize> {
 }
 
 /// The envelope of a `webhook.test` event, sent to one endpoint on request.
-pub fn webhook_test_envelope(id: &str, now: Micros, endpoint_id: &str) -> Result<String> {
+pub(crate) fn webhook_test_envelope(id: &str, now: Micros, endpoint_id: &str) -> Result<String> {
     #[derive(Serialize)]
     struct Test<'a> {
         endpoint_id: &'a str,
@@ -111,7 +111,7 @@ pub fn webhook_test_envelope(id: &str, now: Micros, endpoint_id: &str) -> Result
 }
 
 impl Event {
-    pub fn kind(&self) -> &'static str {
+    pub(crate) fn kind(&self) -> &'static str {
         match self {
             Event::MarketCreated(_) => "market.created",
             Event::MarketUpdated(_) => "market.updated",
@@ -131,7 +131,7 @@ impl Event {
     }
 
     /// The market whose stream (and sequence) the event belongs to: market events only.
-    pub fn market_stream(&self) -> Option<&MarketId> {
+    pub(crate) fn market_stream(&self) -> Option<&MarketId> {
         match self {
             Event::MarketCreated(m) | Event::MarketUpdated(m) => Some(&m.id),
             Event::OutcomeCreated { market, .. } | Event::OutcomeUpdated { market, .. } => Some(&market.id),
@@ -144,12 +144,12 @@ impl Event {
     }
 
     /// Shown by a user stream only, never replayed: not kept in the log.
-    pub fn is_stream_only(&self) -> bool {
+    pub(crate) fn is_stream_only(&self) -> bool {
         matches!(self, Event::BalanceUpdated { .. } | Event::PositionUpdated(_) | Event::SessionEnded { .. })
     }
 
     /// The wallet whose user stream shows the event.
-    pub fn wallet(&self) -> Option<&WalletId> {
+    pub(crate) fn wallet(&self) -> Option<&WalletId> {
         match self {
             Event::TradeCreated(t) => Some(&t.trade.wallet_id),
             Event::ClaimCompleted { wallet_id, .. }
@@ -164,7 +164,7 @@ impl Event {
 
     /// The tenant whose webhooks receive the event, where the event names it; the others
     /// belong to their market's provider ([`Event::tenant_market`]).
-    pub fn provider(&self) -> Option<&ProviderId> {
+    pub(crate) fn provider(&self) -> Option<&ProviderId> {
         match self {
             Event::MarketCreated(m) | Event::MarketUpdated(m) => Some(&m.provider_id),
             Event::OutcomeCreated { market, .. } | Event::OutcomeUpdated { market, .. } => Some(&market.provider_id),
@@ -174,7 +174,7 @@ impl Event {
     }
 
     /// The market whose provider the event belongs to.
-    pub fn tenant_market(&self) -> Option<&MarketId> {
+    pub(crate) fn tenant_market(&self) -> Option<&MarketId> {
         self.market_id()
     }
 
@@ -203,7 +203,7 @@ impl Event {
     }
 
     /// The event as it is stored and sent: its envelope, one line of JSON.
-    pub fn envelope(&self, id: &str, now: Micros, seq: Option<i64>) -> Result<String> {
+    pub(crate) fn envelope(&self, id: &str, now: Micros, seq: Option<i64>) -> Result<String> {
         let at = self.at().unwrap_or(now);
         let market_id = self.market_id();
         let kind = self.kind();
@@ -239,12 +239,12 @@ impl Event {
 
 /// A recorded event as streams receive it: where it goes, and its envelope.
 #[derive(Debug, Clone)]
-pub struct Published {
-    pub kind: Arc<str>,
+pub(crate) struct Published {
+    pub(crate) kind: Arc<str>,
     /// The market stream it belongs to, with its sequence number there.
-    pub market_id: Option<MarketId>,
-    pub seq: Option<i64>,
+    pub(crate) market_id: Option<MarketId>,
+    pub(crate) seq: Option<i64>,
     /// The user stream that shows it.
-    pub wallet_id: Option<WalletId>,
-    pub envelope: Arc<str>,
+    pub(crate) wallet_id: Option<WalletId>,
+    pub(crate) envelope: Arc<str>,
 }

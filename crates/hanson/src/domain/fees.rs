@@ -3,9 +3,9 @@
 use super::num::{mul_div, Rounding};
 
 /// Percentages are kept as integer units of 0.0001 percent: 1.5% is 15_000.
-pub const PERCENT_UNITS: u32 = 10_000;
+pub(crate) const PERCENT_UNITS: u32 = 10_000;
 /// creator + platform may not exceed 50%.
-pub const MAX_TOTAL_FEE_UNITS: u32 = 50 * PERCENT_UNITS;
+pub(crate) const MAX_TOTAL_FEE_UNITS: u32 = 50 * PERCENT_UNITS;
 
 /// Parses a JSON number's literal text (at most 4 fractional digits, no exponent, no sign).
 pub fn parse_percentage(literal: &str) -> Option<u32> {
@@ -33,7 +33,7 @@ pub fn parse_percentage(literal: &str) -> Option<u32> {
 /// A fee percentage, kept in units of 1/10,000 of a percent; the API shows it as the
 /// shortest decimal number (e.g. 1.5), never through a float.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Percentage(pub u32);
+pub(crate) struct Percentage(pub u32);
 
 impl serde::Serialize for Percentage {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -55,7 +55,7 @@ impl utoipa::PartialSchema for Percentage {
 impl utoipa::ToSchema for Percentage {}
 
 /// Renders units back as the shortest decimal percentage, e.g. 15_000 -> 1.5.
-pub fn percentage_json(units: u32) -> serde_json::Value {
+pub(crate) fn percentage_json(units: u32) -> serde_json::Value {
     let int_part = units / PERCENT_UNITS;
     let frac = units % PERCENT_UNITS;
     let text = if frac == 0 {

@@ -3,7 +3,7 @@
 //! Provider and session ids stay random (v4): nothing orders them and nothing should be
 //! inferred from them.
 
-pub fn new_id() -> String {
+pub(crate) fn new_id() -> String {
     uuid::Uuid::now_v7().to_string()
 }
 
@@ -14,10 +14,12 @@ macro_rules! id_type {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default, serde::Serialize, utoipa::ToSchema)]
         #[serde(transparent)]
-        pub struct $name(pub String);
+        pub(crate) struct $name(pub String);
 
         impl $name {
-            pub fn as_str(&self) -> &str {
+            // Generated for every id type; not every type's callers need it.
+            #[allow(dead_code)]
+            pub(crate) fn as_str(&self) -> &str {
                 &self.0
             }
         }
@@ -109,7 +111,7 @@ id_type!(
 );
 
 impl TradeId {
-    pub fn new() -> TradeId {
+    pub(crate) fn new() -> TradeId {
         TradeId(new_id())
     }
 }

@@ -17,7 +17,7 @@ use super::tenant::Token;
 /// A market's status. `Closed` is never stored: it is an active market whose end has passed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum MarketStatus {
+pub(crate) enum MarketStatus {
     Active,
     Closed,
     Resolved,
@@ -25,9 +25,9 @@ pub enum MarketStatus {
 }
 
 impl MarketStatus {
-    pub const ALL: [MarketStatus; 4] = [MarketStatus::Active, MarketStatus::Closed, MarketStatus::Resolved, MarketStatus::Cancelled];
+    pub(crate) const ALL: [MarketStatus; 4] = [MarketStatus::Active, MarketStatus::Closed, MarketStatus::Resolved, MarketStatus::Cancelled];
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             MarketStatus::Active => "active",
             MarketStatus::Closed => "closed",
@@ -36,11 +36,11 @@ impl MarketStatus {
         }
     }
 
-    pub fn parse(text: &str) -> Option<MarketStatus> {
+    pub(crate) fn parse(text: &str) -> Option<MarketStatus> {
         MarketStatus::ALL.into_iter().find(|s| s.as_str() == text)
     }
 
-    pub fn is_settled(self) -> bool {
+    pub(crate) fn is_settled(self) -> bool {
         matches!(self, MarketStatus::Resolved | MarketStatus::Cancelled)
     }
 }
@@ -52,57 +52,57 @@ impl std::fmt::Display for MarketStatus {
 }
 
 #[derive(Debug, Clone)]
-pub struct Outcome {
-    pub id: OutcomeId,
-    pub market_id: MarketId,
-    pub index: i64,
-    pub title: String,
-    pub description: String,
-    pub images: Json,
-    pub total_shares: u128,
-    pub total_volume: u128,
+pub(crate) struct Outcome {
+    pub(crate) id: OutcomeId,
+    pub(crate) market_id: MarketId,
+    pub(crate) index: i64,
+    pub(crate) title: String,
+    pub(crate) description: String,
+    pub(crate) images: Json,
+    pub(crate) total_shares: u128,
+    pub(crate) total_volume: u128,
 }
 
 #[derive(Debug, Clone)]
-pub struct Market {
-    pub id: MarketId,
-    pub provider_id: ProviderId,
-    pub provider_name: String,
-    pub game_id: Option<String>,
-    pub question: String,
-    pub description: String,
-    pub category: Option<String>,
-    pub resolution_source: Option<String>,
-    pub tags: Json,
-    pub images: Json,
-    pub metadata: Json,
-    pub pricing_method: String,
-    pub token: Token,
-    pub min_bet: u128,
-    pub max_bet: u128,
-    pub liquidity: u128,
-    pub b: u128,
-    pub starts_at: Micros,
-    pub ends_at: Micros,
-    pub creator_wallet_id: WalletId,
-    pub creator_fee: u32,
-    pub platform_fee: u32,
+pub(crate) struct Market {
+    pub(crate) id: MarketId,
+    pub(crate) provider_id: ProviderId,
+    pub(crate) provider_name: String,
+    pub(crate) game_id: Option<String>,
+    pub(crate) question: String,
+    pub(crate) description: String,
+    pub(crate) category: Option<String>,
+    pub(crate) resolution_source: Option<String>,
+    pub(crate) tags: Json,
+    pub(crate) images: Json,
+    pub(crate) metadata: Json,
+    pub(crate) pricing_method: String,
+    pub(crate) token: Token,
+    pub(crate) min_bet: u128,
+    pub(crate) max_bet: u128,
+    pub(crate) liquidity: u128,
+    pub(crate) b: u128,
+    pub(crate) starts_at: Micros,
+    pub(crate) ends_at: Micros,
+    pub(crate) creator_wallet_id: WalletId,
+    pub(crate) creator_fee: u32,
+    pub(crate) platform_fee: u32,
     /// Stored status: active, resolved or cancelled. See [`Market::status`].
-    pub stored_status: MarketStatus,
-    pub total_volume: u128,
-    pub trade_count: i64,
-    pub winning_outcome_id: Option<OutcomeId>,
-    pub settled_at: Option<Micros>,
-    pub created_at: Micros,
-    pub updated_at: Micros,
+    pub(crate) stored_status: MarketStatus,
+    pub(crate) total_volume: u128,
+    pub(crate) trade_count: i64,
+    pub(crate) winning_outcome_id: Option<OutcomeId>,
+    pub(crate) settled_at: Option<Micros>,
+    pub(crate) created_at: Micros,
+    pub(crate) updated_at: Micros,
     /// Changes with everything a search result shows of the market (see migration 11).
-    pub revision: i64,
-    pub pool: u128,
-    pub outcomes: Vec<Outcome>,
+    pub(crate) revision: i64,
+    pub(crate) pool: u128,
+    pub(crate) outcomes: Vec<Outcome>,
 }
 
 /// `closed` is derived: an active market whose end has passed.
-pub fn derived_status(stored_status: MarketStatus, ends_at: Micros, now: Micros) -> MarketStatus {
+pub(crate) fn derived_status(stored_status: MarketStatus, ends_at: Micros, now: Micros) -> MarketStatus {
     if stored_status == MarketStatus::Active && now >= ends_at {
         MarketStatus::Closed
     } else {
@@ -111,20 +111,20 @@ pub fn derived_status(stored_status: MarketStatus, ends_at: Micros, now: Micros)
 }
 
 impl Market {
-    pub fn status(&self, now: Micros) -> MarketStatus {
+    pub(crate) fn status(&self, now: Micros) -> MarketStatus {
         derived_status(self.stored_status, self.ends_at, now)
     }
 
-    pub fn is_settled(&self) -> bool {
+    pub(crate) fn is_settled(&self) -> bool {
         self.stored_status.is_settled()
     }
 
-    pub fn shares(&self) -> Vec<u128> {
+    pub(crate) fn shares(&self) -> Vec<u128> {
         self.outcomes.iter().map(|o| o.total_shares).collect()
     }
 
     /// Current prices, one per outcome in index order.
-    pub fn prices(&self) -> Result<Vec<lmsr::Price>> {
+    pub(crate) fn prices(&self) -> Result<Vec<lmsr::Price>> {
         lmsr::prices(self.b, &self.shares()).map_err(|e| Error::internal(format!("prices: {e}")))
     }
 }
@@ -135,7 +135,7 @@ const MAX_QUESTION: usize = 500;
 
 /// Parses a wei field; a JSON number or other type is a validation error, a value above the
 /// cap is `amount_too_large`.
-pub fn wei_field(value: Option<&Json>, field: &str, v: &mut Validator) -> Result<Option<u128>> {
+pub(crate) fn wei_field(value: Option<&Json>, field: &str, v: &mut Validator) -> Result<Option<u128>> {
     match value {
         None | Some(Json::Null) => Ok(None),
         Some(Json::String(s)) => match parse_amount(s) {
@@ -194,43 +194,43 @@ fn metadata_text(metadata: &Map<String, Json>, key: &str) -> Option<String> {
 
 /// An outcome to create.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
-pub struct OutcomeInput {
+pub(crate) struct OutcomeInput {
     /// Not blank.
     #[schema(required = true, nullable = false, min_length = 1, max_length = 200)]
-    pub title: Option<String>,
+    pub(crate) title: Option<String>,
     #[schema(max_length = 4000)]
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     /// Image URLs by name.
     #[schema(value_type = Option<std::collections::HashMap<String, String>>)]
-    pub images: Option<Map<String, Json>>,
+    pub(crate) images: Option<Map<String, Json>>,
     /// Distinct within the market.
     #[schema(required = true, nullable = false, minimum = 0, maximum = 1000000)]
-    pub outcome_index: Option<i64>,
+    pub(crate) outcome_index: Option<i64>,
 }
 
 /// A partial update of an outcome: only the fields present change.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
-pub struct OutcomeUpdateInput {
+pub(crate) struct OutcomeUpdateInput {
     /// Not blank.
     #[schema(min_length = 1, max_length = 200)]
-    pub title: Option<String>,
+    pub(crate) title: Option<String>,
     #[schema(max_length = 4000)]
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     /// Image URLs by name.
     #[schema(value_type = Option<std::collections::HashMap<String, String>>)]
-    pub images: Option<Map<String, Json>>,
+    pub(crate) images: Option<Map<String, Json>>,
     /// Distinct within the market.
     #[schema(minimum = 0, maximum = 1000000)]
-    pub outcome_index: Option<i64>,
+    pub(crate) outcome_index: Option<i64>,
 }
 
 #[derive(Debug, Clone)]
-pub struct NewOutcome {
-    pub id: String,
-    pub index: i64,
-    pub title: String,
-    pub description: String,
-    pub images: Json,
+pub(crate) struct NewOutcome {
+    pub(crate) id: String,
+    pub(crate) index: i64,
+    pub(crate) title: String,
+    pub(crate) description: String,
+    pub(crate) images: Json,
 }
 
 impl OutcomeInput {
@@ -258,7 +258,7 @@ impl OutcomeInput {
         })
     }
 
-    pub fn into_new_outcome(self) -> Result<NewOutcome> {
+    pub(crate) fn into_new_outcome(self) -> Result<NewOutcome> {
         let mut v = Validator::default();
         let outcome = self.validate("", &mut v);
         v.finish()?;
@@ -267,78 +267,78 @@ impl OutcomeInput {
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
-pub struct CreateMarketInput {
-    pub game_id: Option<String>,
+pub(crate) struct CreateMarketInput {
+    pub(crate) game_id: Option<String>,
     /// Not blank.
     #[schema(required = true, nullable = false, min_length = 1, max_length = 500)]
-    pub question: Option<String>,
+    pub(crate) question: Option<String>,
     #[schema(max_length = 4000)]
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     /// At most 50 tags of at most 100 characters each.
     #[schema(max_items = 50)]
-    pub tags: Option<Vec<String>>,
+    pub(crate) tags: Option<Vec<String>>,
     /// Image URLs by name.
     #[schema(value_type = Option<std::collections::HashMap<String, String>>)]
-    pub images: Option<Map<String, Json>>,
+    pub(crate) images: Option<Map<String, Json>>,
     /// `lmsr`, the only method.
     #[schema(pattern = "^lmsr$")]
-    pub pricing_method: Option<String>,
+    pub(crate) pricing_method: Option<String>,
     #[schema(required = true, nullable = false, min_length = 1)]
-    pub token_id: Option<String>,
+    pub(crate) token_id: Option<String>,
     /// At least 1, and at most max_bet_amount.
     #[schema(value_type = Option<PositiveAmount>)]
-    pub min_bet_amount: Option<Json>,
+    pub(crate) min_bet_amount: Option<Json>,
     #[schema(value_type = Option<PositiveAmount>)]
-    pub max_bet_amount: Option<Json>,
+    pub(crate) max_bet_amount: Option<Json>,
     /// Moved from the provider's treasury into the market's pool.
     #[schema(value_type = PositiveAmount, required = true)]
-    pub liquidity: Option<Json>,
+    pub(crate) liquidity: Option<Json>,
     #[schema(value_type = Option<Timestamp>)]
-    pub starts_at: Option<String>,
+    pub(crate) starts_at: Option<String>,
     /// After starts_at.
     #[schema(value_type = Timestamp, required = true)]
-    pub ends_at: Option<String>,
+    pub(crate) ends_at: Option<String>,
     #[schema(required = true, nullable = false, min_length = 1)]
-    pub creator_wallet_id: Option<String>,
+    pub(crate) creator_wallet_id: Option<String>,
     #[schema(value_type = Option<Percentage>)]
-    pub creator_fee_percentage: Option<serde_json::Number>,
+    pub(crate) creator_fee_percentage: Option<serde_json::Number>,
     #[schema(value_type = Option<Percentage>)]
-    pub platform_fee_percentage: Option<serde_json::Number>,
+    pub(crate) platform_fee_percentage: Option<serde_json::Number>,
     /// `category` and `resolution_source` are searchable and shown.
     #[schema(value_type = Option<Object>)]
-    pub metadata: Option<Map<String, Json>>,
+    pub(crate) metadata: Option<Map<String, Json>>,
     #[schema(required = true, min_items = 2, max_items = 64)]
-    pub outcomes: Option<Vec<OutcomeInput>>,
+    pub(crate) outcomes: Option<Vec<OutcomeInput>>,
 }
 
 #[derive(Debug, Clone)]
-pub struct NewMarket {
-    pub id: String,
-    pub provider_id: String,
-    pub game_id: Option<String>,
-    pub question: String,
-    pub description: String,
-    pub tags: Json,
-    pub images: Json,
-    pub metadata: Json,
-    pub token_id: String,
-    pub min_bet: u128,
-    pub max_bet: u128,
-    pub liquidity: u128,
-    pub starts_at: Micros,
-    pub ends_at: Micros,
-    pub creator_wallet_id: String,
-    pub creator_fee: u32,
-    pub platform_fee: u32,
-    pub outcomes: Vec<NewOutcome>,
+pub(crate) struct NewMarket {
+    pub(crate) id: String,
+    pub(crate) provider_id: String,
+    pub(crate) game_id: Option<String>,
+    pub(crate) question: String,
+    pub(crate) description: String,
+    pub(crate) tags: Json,
+    pub(crate) images: Json,
+    pub(crate) metadata: Json,
+    pub(crate) token_id: String,
+    pub(crate) min_bet: u128,
+    pub(crate) max_bet: u128,
+    pub(crate) liquidity: u128,
+    pub(crate) starts_at: Micros,
+    pub(crate) ends_at: Micros,
+    pub(crate) creator_wallet_id: String,
+    pub(crate) creator_fee: u32,
+    pub(crate) platform_fee: u32,
+    pub(crate) outcomes: Vec<NewOutcome>,
 }
 
 impl NewMarket {
-    pub fn category(&self) -> Option<&str> {
+    pub(crate) fn category(&self) -> Option<&str> {
         self.metadata.get("category").and_then(Json::as_str)
     }
 
-    pub fn resolution_source(&self) -> Option<&str> {
+    pub(crate) fn resolution_source(&self) -> Option<&str> {
         self.metadata.get("resolution_source").and_then(Json::as_str)
     }
 }
@@ -362,7 +362,7 @@ fn validate_metadata(metadata: Option<&Map<String, Json>>, v: &mut Validator) {
 }
 
 impl CreateMarketInput {
-    pub fn validate(self, provider_id: &str) -> Result<NewMarket> {
+    pub(crate) fn validate(self, provider_id: &str) -> Result<NewMarket> {
         let mut v = Validator::default();
         text_field(self.question.as_deref(), "question", MAX_QUESTION, true, &mut v);
         text_field(self.description.as_deref(), "description", MAX_TEXT, false, &mut v);
@@ -455,32 +455,32 @@ impl CreateMarketInput {
 }
 
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
-pub struct UpdateMarketInput {
+pub(crate) struct UpdateMarketInput {
     /// Not blank.
     #[schema(min_length = 1, max_length = 500)]
-    pub question: Option<String>,
+    pub(crate) question: Option<String>,
     #[schema(max_length = 4000)]
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     /// At most 50 tags of at most 100 characters each.
     #[schema(max_items = 50)]
-    pub tags: Option<Vec<String>>,
+    pub(crate) tags: Option<Vec<String>>,
     #[schema(value_type = Option<std::collections::HashMap<String, String>>)]
-    pub images: Option<Map<String, Json>>,
+    pub(crate) images: Option<Map<String, Json>>,
     #[schema(value_type = Option<PositiveAmount>)]
-    pub min_bet_amount: Option<Json>,
+    pub(crate) min_bet_amount: Option<Json>,
     #[schema(value_type = Option<PositiveAmount>)]
-    pub max_bet_amount: Option<Json>,
+    pub(crate) max_bet_amount: Option<Json>,
     #[schema(value_type = Option<Timestamp>)]
-    pub ends_at: Option<String>,
+    pub(crate) ends_at: Option<String>,
     #[schema(value_type = Option<Percentage>)]
-    pub creator_fee_percentage: Option<serde_json::Number>,
+    pub(crate) creator_fee_percentage: Option<serde_json::Number>,
     #[schema(value_type = Option<Object>)]
-    pub metadata: Option<Map<String, Json>>,
+    pub(crate) metadata: Option<Map<String, Json>>,
 }
 
 /// The validated fields of a partial update; absent fields keep their value.
 #[derive(Clone, Debug, Default)]
-pub struct MarketPatch {
+pub(crate) struct MarketPatch {
     question: Option<String>,
     description: Option<String>,
     tags: Option<Json>,
@@ -493,22 +493,22 @@ pub struct MarketPatch {
 }
 
 /// A market's editable fields after a patch, checked together.
-pub struct MergedMarket {
-    pub question: String,
-    pub description: String,
-    pub tags: Json,
-    pub images: Json,
-    pub metadata: Json,
-    pub category: Option<String>,
-    pub resolution_source: Option<String>,
-    pub min_bet: u128,
-    pub max_bet: u128,
-    pub ends_at: Micros,
-    pub creator_fee: u32,
+pub(crate) struct MergedMarket {
+    pub(crate) question: String,
+    pub(crate) description: String,
+    pub(crate) tags: Json,
+    pub(crate) images: Json,
+    pub(crate) metadata: Json,
+    pub(crate) category: Option<String>,
+    pub(crate) resolution_source: Option<String>,
+    pub(crate) min_bet: u128,
+    pub(crate) max_bet: u128,
+    pub(crate) ends_at: Micros,
+    pub(crate) creator_fee: u32,
 }
 
 impl UpdateMarketInput {
-    pub fn validate(self) -> Result<MarketPatch> {
+    pub(crate) fn validate(self) -> Result<MarketPatch> {
         let mut v = Validator::default();
         if self.question.is_some() {
             text_field(self.question.as_deref(), "question", MAX_QUESTION, true, &mut v);
@@ -541,7 +541,7 @@ impl UpdateMarketInput {
 
 impl MarketPatch {
     /// Applies the patch to the stored market and re-checks the rules that span fields.
-    pub fn apply_to(self, m: &Market) -> Result<MergedMarket> {
+    pub(crate) fn apply_to(self, m: &Market) -> Result<MergedMarket> {
         let metadata = match self.metadata {
             Some(map) => map,
             None => m.metadata.as_object().cloned().unwrap_or_default(),
@@ -575,15 +575,15 @@ impl MarketPatch {
 }
 
 #[derive(Clone, Debug, Default)]
-pub struct OutcomePatch {
-    pub title: Option<String>,
-    pub description: Option<String>,
-    pub images: Option<Json>,
-    pub index: Option<i64>,
+pub(crate) struct OutcomePatch {
+    pub(crate) title: Option<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) images: Option<Json>,
+    pub(crate) index: Option<i64>,
 }
 
 impl OutcomeUpdateInput {
-    pub fn into_patch(self) -> Result<OutcomePatch> {
+    pub(crate) fn into_patch(self) -> Result<OutcomePatch> {
         let mut v = Validator::default();
         if self.title.is_some() {
             text_field(self.title.as_deref(), "title", 200, true, &mut v);
@@ -604,15 +604,15 @@ impl OutcomeUpdateInput {
 }
 
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
-pub struct MarketFilters {
-    pub provider_id: Option<String>,
-    pub token_id: Option<String>,
+pub(crate) struct MarketFilters {
+    pub(crate) provider_id: Option<String>,
+    pub(crate) token_id: Option<String>,
     #[schema(value_type = Option<MarketStatus>)]
-    pub status: Option<String>,
-    pub category: Option<String>,
+    pub(crate) status: Option<String>,
+    pub(crate) category: Option<String>,
     /// Case-insensitive match on question and description.
     #[schema(max_length = 200)]
-    pub search_query: Option<String>,
+    pub(crate) search_query: Option<String>,
 }
 
 impl super::page::Searchable for MarketFilters {
@@ -621,18 +621,18 @@ impl super::page::Searchable for MarketFilters {
 
 
 #[derive(Debug)]
-pub struct SearchMarkets {
-    pub provider_id: Option<String>,
-    pub token_id: Option<String>,
-    pub status: Option<String>,
-    pub category: Option<String>,
-    pub search_query: Option<String>,
-    pub page: PageRequest,
-    pub sort: Sort,
+pub(crate) struct SearchMarkets {
+    pub(crate) provider_id: Option<String>,
+    pub(crate) token_id: Option<String>,
+    pub(crate) status: Option<String>,
+    pub(crate) category: Option<String>,
+    pub(crate) search_query: Option<String>,
+    pub(crate) page: PageRequest,
+    pub(crate) sort: Sort,
 }
 
 impl SearchRequest<MarketFilters> {
-    pub fn validate_markets(self) -> Result<SearchMarkets> {
+    pub(crate) fn validate_markets(self) -> Result<SearchMarkets> {
         let mut v = Validator::default();
         let (page, sort) = self.paging(&mut v);
         let f = self.filters.unwrap_or_default();

@@ -1,22 +1,22 @@
 //! The domain: entities, statuses, ids and money types, and the rules of markets, trades and
 //! sessions. It knows nothing of HTTP or SQL.
 
-pub mod address;
+pub(crate) mod address;
 pub mod candle;
-pub mod event;
+pub(crate) mod event;
 pub mod webhook;
 pub mod fees;
-pub mod ledger;
-pub mod ids;
-pub mod market;
+pub(crate) mod ledger;
+pub(crate) mod ids;
+pub(crate) mod market;
 pub mod money;
 pub mod num;
 pub mod page;
-pub mod position;
-pub mod session;
-pub mod settlement;
-pub mod tenant;
+pub(crate) mod position;
+pub(crate) mod session;
+pub(crate) mod settlement;
+pub(crate) mod tenant;
 pub mod time;
-pub mod trade;
-pub mod trade_record;
-pub mod views;
+pub(crate) mod trade;
+pub(crate) mod trade_record;
+pub(crate) mod views;

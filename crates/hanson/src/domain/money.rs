@@ -4,10 +4,10 @@ use std::fmt;
 
 /// The largest amount accepted from a client (CONTRACT "Numbers": at least 10^36).
 /// Internal sums stay below `u128::MAX` through checked arithmetic.
-pub const MAX_INPUT_AMOUNT: u128 = 1_000_000_000_000_000_000_000_000_000_000_000_000;
+pub(crate) const MAX_INPUT_AMOUNT: u128 = 1_000_000_000_000_000_000_000_000_000_000_000_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AmountError {
+pub(crate) enum AmountError {
     /// Not a canonical decimal string (sign, point, exponent, spaces, leading zeros, empty).
     Malformed,
     /// Canonical but above [`MAX_INPUT_AMOUNT`].
@@ -15,7 +15,7 @@ pub enum AmountError {
 }
 
 impl AmountError {
-    pub fn message(self) -> &'static str {
+    pub(crate) fn message(self) -> &'static str {
         match self {
             AmountError::Malformed => {
                 "must be a string of decimal digits without sign, point, exponent or leading zeros"
@@ -26,7 +26,7 @@ impl AmountError {
 }
 
 /// Parses a client-supplied wei or share amount.
-pub fn parse_amount(s: &str) -> Result<u128, AmountError> {
+pub(crate) fn parse_amount(s: &str) -> Result<u128, AmountError> {
     let bytes = s.as_bytes();
     if bytes.is_empty() || !bytes.iter().all(u8::is_ascii_digit) {
         return Err(AmountError::Malformed);
@@ -46,7 +46,7 @@ pub fn parse_amount(s: &str) -> Result<u128, AmountError> {
 }
 
 /// Parses an amount read back from storage (already canonical, any u128).
-pub fn parse_stored(s: &str) -> Option<u128> {
+pub(crate) fn parse_stored(s: &str) -> Option<u128> {
     s.parse().ok()
 }
 
@@ -75,7 +75,7 @@ impl<'de> serde::Deserialize<'de> for Wei {
 }
 
 /// A string schema: the shape every amount, price and time takes in the API.
-pub fn string_schema(pattern: Option<&str>, format: Option<&str>, description: &str, example: &str) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+pub(crate) fn string_schema(pattern: Option<&str>, format: Option<&str>, description: &str, example: &str) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
     use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, SchemaFormat, Type};
     let mut builder = ObjectBuilder::new()
         .schema_type(Type::String)
@@ -89,7 +89,7 @@ pub fn string_schema(pattern: Option<&str>, format: Option<&str>, description: &
 }
 
 /// Canonical decimal integers: no sign, no leading zero, no exponent.
-pub const WEI_PATTERN: &str = "^(0|[1-9][0-9]*)$";
+pub(crate) const WEI_PATTERN: &str = "^(0|[1-9][0-9]*)$";
 
 impl utoipa::PartialSchema for Wei {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
@@ -101,10 +101,10 @@ impl utoipa::ToSchema for Wei {}
 
 /// An amount a client sends (a bet, a deposit, a bet limit): a canonical decimal integer
 /// string of at most 10^36 ([`MAX_INPUT_AMOUNT`]); a larger one is `amount_too_large`.
-pub struct InputAmount;
+pub(crate) struct InputAmount;
 
 /// [`InputAmount`]s at most 10^36: up to 36 digits, or 1 followed by 36 zeros.
-pub const INPUT_AMOUNT_PATTERN: &str = "^(0|[1-9][0-9]{0,35}|10{36})$";
+pub(crate) const INPUT_AMOUNT_PATTERN: &str = "^(0|[1-9][0-9]{0,35}|10{36})$";
 
 impl utoipa::PartialSchema for InputAmount {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
@@ -115,9 +115,9 @@ impl utoipa::PartialSchema for InputAmount {
 impl utoipa::ToSchema for InputAmount {}
 
 /// An [`InputAmount`] greater than zero.
-pub struct PositiveAmount;
+pub(crate) struct PositiveAmount;
 
-pub const POSITIVE_AMOUNT_PATTERN: &str = "^([1-9][0-9]{0,35}|10{36})$";
+pub(crate) const POSITIVE_AMOUNT_PATTERN: &str = "^([1-9][0-9]{0,35}|10{36})$";
 
 impl utoipa::PartialSchema for PositiveAmount {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
@@ -137,13 +137,13 @@ impl utoipa::ToSchema for SignedWei {}
 
 /// Signed amount for `unrealized_pnl`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SignedWei {
-    pub negative: bool,
-    pub magnitude: u128,
+pub(crate) struct SignedWei {
+    pub(crate) negative: bool,
+    pub(crate) magnitude: u128,
 }
 
 impl SignedWei {
-    pub fn difference(a: u128, b: u128) -> SignedWei {
+    pub(crate) fn difference(a: u128, b: u128) -> SignedWei {
         if a >= b {
             SignedWei { negative: false, magnitude: a - b }
         } else {

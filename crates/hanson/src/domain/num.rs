@@ -3,8 +3,6 @@
 
 use ruint::aliases::{U128, U256};
 
-/// Decimal places the API shows for prices, ratios and averages.
-pub const DISPLAY_DIGITS: u32 = 18;
 const DISPLAY_SCALE: u128 = 1_000_000_000_000_000_000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +34,7 @@ pub fn mul_div(a: u128, b: u128, d: u128, rounding: Rounding) -> Option<u128> {
 }
 
 /// `num / den` as a plain decimal string with exactly 18 fractional digits, truncated.
-pub fn ratio_decimal(num: u128, den: u128) -> String {
+pub(crate) fn ratio_decimal(num: u128, den: u128) -> String {
     if den == 0 {
         return "0.000000000000000000".to_string();
     }
@@ -47,7 +45,7 @@ pub fn ratio_decimal(num: u128, den: u128) -> String {
 }
 
 /// A signed ratio `(a - b) / b` rendered like [`ratio_decimal`], with a leading minus when negative.
-pub fn relative_change_decimal(a: u128, b: u128) -> String {
+pub(crate) fn relative_change_decimal(a: u128, b: u128) -> String {
     if a >= b {
         ratio_decimal(a - b, b)
     } else {

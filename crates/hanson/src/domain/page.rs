@@ -4,11 +4,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Validator;
 
-pub const DEFAULT_PER_PAGE: i64 = 20;
-pub const MAX_PER_PAGE: i64 = 100;
+pub(crate) const DEFAULT_PER_PAGE: i64 = 20;
+pub(crate) const MAX_PER_PAGE: i64 = 100;
 /// The last page that can be asked for: the rows before any page, up to `MAX_PER_PAGE` per
 /// page, stay countable in an i64 (a page whose offset overflowed wrapped around to an early one).
-pub const MAX_PAGE: i64 = i64::MAX / MAX_PER_PAGE;
+pub(crate) const MAX_PAGE: i64 = i64::MAX / MAX_PER_PAGE;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PageRequest {
@@ -35,7 +35,7 @@ pub enum Direction {
 }
 
 impl Direction {
-    pub fn as_sql(self) -> &'static str {
+    pub(crate) fn as_sql(self) -> &'static str {
         match self {
             Direction::Asc => "ASC",
             Direction::Desc => "DESC",
@@ -43,7 +43,7 @@ impl Direction {
     }
 
     /// The SQL comparison that keeps the keys at or past a page's first key, in this order.
-    pub fn at_or_past_sql(self) -> &'static str {
+    pub(crate) fn at_or_past_sql(self) -> &'static str {
         match self {
             Direction::Asc => ">=",
             Direction::Desc => "<=",
@@ -52,48 +52,48 @@ impl Direction {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sort {
-    pub field: String,
-    pub direction: Direction,
+pub(crate) struct Sort {
+    pub(crate) field: String,
+    pub(crate) direction: Direction,
 }
 
 /// The filters of one search endpoint, and the fields it sorts by: the first is the default,
 /// sorted newest (largest) first by default.
-pub trait Searchable {
+pub(crate) trait Searchable {
     const SORT_FIELDS: &'static [&'static str];
 }
 
 /// The common search request: `{filters, pagination: {page, per_page}, sort: {field, direction}}`.
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
-pub struct SearchRequest<F: Searchable> {
+pub(crate) struct SearchRequest<F: Searchable> {
     /// Nullable, except where an endpoint requires filters (see `api::openapi::refine_request_schemas`).
     #[serde(default)]
-    pub filters: Option<F>,
+    pub(crate) filters: Option<F>,
     #[serde(default)]
-    pub pagination: Option<PaginationInput>,
+    pub(crate) pagination: Option<PaginationInput>,
     #[serde(default)]
-    pub sort: Option<SortInput<F>>,
+    pub(crate) sort: Option<SortInput<F>>,
 }
 
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
-pub struct PaginationInput {
+pub(crate) struct PaginationInput {
     #[schema(minimum = 1, maximum = 92233720368547758i64, default = 1)]
-    pub page: Option<i64>,
+    pub(crate) page: Option<i64>,
     #[schema(minimum = 1, maximum = 100, default = 20)]
-    pub per_page: Option<i64>,
+    pub(crate) per_page: Option<i64>,
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
-pub struct SortInput<F: Searchable> {
-    pub field: Option<SortField<F>>,
+pub(crate) struct SortInput<F: Searchable> {
+    pub(crate) field: Option<SortField<F>>,
     #[schema(value_type = Option<String>, pattern = "^(asc|desc)$", default = "desc")]
-    pub direction: Option<String>,
+    pub(crate) direction: Option<String>,
 }
 
 /// A sort field as sent; checked against the endpoint's whitelist by [`SearchRequest::paging`]
 /// (unknown: 422), and documented as that whitelist.
 #[derive(Debug)]
-pub struct SortField<F>(pub String, std::marker::PhantomData<F>);
+pub(crate) struct SortField<F>(pub String, std::marker::PhantomData<F>);
 
 impl<'de, F> Deserialize<'de> for SortField<F> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -121,7 +121,7 @@ impl<F: Searchable> utoipa::ToSchema for SortField<F> {
 
 impl<F: Searchable> SearchRequest<F> {
     /// Validates paging and sorting against the endpoint's sort whitelist.
-    pub fn paging(&self, v: &mut Validator) -> (PageRequest, Sort) {
+    pub(crate) fn paging(&self, v: &mut Validator) -> (PageRequest, Sort) {
         let sort_fields = F::SORT_FIELDS;
         let pagination = self.pagination.as_ref();
         let page = pagination.and_then(|p| p.page).unwrap_or(1);
@@ -166,13 +166,9 @@ pub struct Page<T> {
 }
 
 impl<T> Page<T> {
-    pub fn new(data: Vec<T>, request: PageRequest, total: i64) -> Self {
+    pub(crate) fn new(data: Vec<T>, request: PageRequest, total: i64) -> Self {
         let total_pages = (total + request.per_page - 1) / request.per_page;
         Page { data, pagination: Pagination { page: request.page, per_page: request.per_page, total, total_pages } }
-    }
-
-    pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U> {
-        Page { data: self.data.into_iter().map(f).collect(), pagination: self.pagination }
     }
 }
 

@@ -11,7 +11,7 @@ use super::time::{Micros, Timestamp};
 /// after the payout; `Refunded` by a cancellation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum PositionStatus {
+pub(crate) enum PositionStatus {
     Active,
     Closed,
     Won,
@@ -21,7 +21,7 @@ pub enum PositionStatus {
 }
 
 impl PositionStatus {
-    pub const ALL: [PositionStatus; 6] = [
+    pub(crate) const ALL: [PositionStatus; 6] = [
         PositionStatus::Active,
         PositionStatus::Closed,
         PositionStatus::Won,
@@ -30,7 +30,7 @@ impl PositionStatus {
         PositionStatus::Refunded,
     ];
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             PositionStatus::Active => "active",
             PositionStatus::Closed => "closed",
@@ -41,7 +41,7 @@ impl PositionStatus {
         }
     }
 
-    pub fn parse(text: &str) -> Option<PositionStatus> {
+    pub(crate) fn parse(text: &str) -> Option<PositionStatus> {
         PositionStatus::ALL.into_iter().find(|s| s.as_str() == text)
     }
 }
@@ -53,52 +53,52 @@ impl std::fmt::Display for PositionStatus {
 }
 
 #[derive(Debug, Clone)]
-pub struct Position {
-    pub id: PositionId,
-    pub market_id: MarketId,
-    pub outcome_id: OutcomeId,
-    pub wallet_id: WalletId,
-    pub shares: u128,
-    pub total_invested: u128,
-    pub status: PositionStatus,
-    pub claimed_amount: Option<u128>,
-    pub created_at: Micros,
-    pub updated_at: Micros,
+pub(crate) struct Position {
+    pub(crate) id: PositionId,
+    pub(crate) market_id: MarketId,
+    pub(crate) outcome_id: OutcomeId,
+    pub(crate) wallet_id: WalletId,
+    pub(crate) shares: u128,
+    pub(crate) total_invested: u128,
+    pub(crate) status: PositionStatus,
+    pub(crate) claimed_amount: Option<u128>,
+    pub(crate) created_at: Micros,
+    pub(crate) updated_at: Micros,
 }
 
 /// Only long positions exist.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum PositionType {
+pub(crate) enum PositionType {
     Long,
 }
 
 /// A position valued at its market's current prices or settlement (holdings search).
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct Holding {
-    pub id: PositionId,
-    pub market_id: MarketId,
-    pub outcome_id: OutcomeId,
-    pub wallet_id: WalletId,
-    pub shares: Wei,
-    pub average_cost: String,
-    pub total_invested: Wei,
-    pub current_price: String,
-    pub current_value: Wei,
-    pub unrealized_pnl: SignedWei,
-    pub status: PositionStatus,
-    pub position_type: PositionType,
-    pub is_claimable: bool,
-    pub claimed_amount: Option<Wei>,
-    pub created_at: Timestamp,
-    pub updated_at: Timestamp,
+pub(crate) struct Holding {
+    pub(crate) id: PositionId,
+    pub(crate) market_id: MarketId,
+    pub(crate) outcome_id: OutcomeId,
+    pub(crate) wallet_id: WalletId,
+    pub(crate) shares: Wei,
+    pub(crate) average_cost: String,
+    pub(crate) total_invested: Wei,
+    pub(crate) current_price: String,
+    pub(crate) current_value: Wei,
+    pub(crate) unrealized_pnl: SignedWei,
+    pub(crate) status: PositionStatus,
+    pub(crate) position_type: PositionType,
+    pub(crate) is_claimable: bool,
+    pub(crate) claimed_amount: Option<Wei>,
+    pub(crate) created_at: Timestamp,
+    pub(crate) updated_at: Timestamp,
 }
 
 impl Holding {
     /// Values `p`: at `price` while it trades; on resolution at the payout terms
     /// `num / den` per share (rounded down) until claimed; nothing once lost, refunded or
     /// claimed.
-    pub fn value(p: Position, price: lmsr::Price, (num, den): (u128, u128)) -> Holding {
+    pub(crate) fn value(p: Position, price: lmsr::Price, (num, den): (u128, u128)) -> Holding {
         let (current_price, value) = match p.status {
             PositionStatus::Won => (ratio_decimal(num, den), mul_div(p.shares, num, den, Rounding::Down).unwrap_or(0)),
             PositionStatus::Lost | PositionStatus::Refunded => (ratio_decimal(0, 1), 0),

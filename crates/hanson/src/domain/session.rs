@@ -8,15 +8,15 @@ use super::time::Micros;
 use crate::error::{Error, Result, Validator};
 
 /// Nonces are valid for five minutes.
-pub const NONCE_TTL_MICROS: i64 = 5 * 60 * 1_000_000;
+pub(crate) const NONCE_TTL_MICROS: i64 = 5 * 60 * 1_000_000;
 
 /// The text a wallet signs to log in with `nonce`.
-pub fn login_message(nonce: &str) -> String {
+pub(crate) fn login_message(nonce: &str) -> String {
     format!("Sign this message to authenticate with nonce: {nonce}")
 }
 
 /// A provider id: a UUID in its hyphenated form (36 characters), as documented.
-pub fn provider_id_field(value: Option<&str>, v: &mut Validator) -> String {
+pub(crate) fn provider_id_field(value: Option<&str>, v: &mut Validator) -> String {
     match value.map(|text| uuid::Uuid::parse_str(text).ok().filter(|_| text.len() == 36).ok_or(())) {
         Some(Ok(id)) => id.to_string(),
         Some(Err(_)) => {
@@ -30,7 +30,7 @@ pub fn provider_id_field(value: Option<&str>, v: &mut Validator) -> String {
     }
 }
 
-pub fn address_field(value: Option<&str>, field: &str, v: &mut Validator) -> Option<(String, WalletType)> {
+pub(crate) fn address_field(value: Option<&str>, field: &str, v: &mut Validator) -> Option<(String, WalletType)> {
     match value.map(parse_wallet_address) {
         Some(Ok(parsed)) => Some(parsed),
         Some(Err(message)) => {
@@ -63,49 +63,49 @@ fn signature_bytes(text: &str, with_prefix: bool, expected_len: usize, v: &mut V
 /// A login as sent: an EIP-191 signature of the nonce's message, or an alt-network
 /// account key's signature (`wallet_type` alt).
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
-pub struct LoginInput {
+pub(crate) struct LoginInput {
     #[schema(required = true, nullable = false, pattern = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")]
-    pub provider_id: Option<String>,
+    pub(crate) provider_id: Option<String>,
     /// EVM address (0x + 40 hex, EIP-55 checked when mixed-case), or for `wallet_type` alt an
     /// alt account address (0x + 16 hex).
     #[schema(required = true, nullable = false, pattern = "^0x([0-9a-fA-F]{40}|[0-9a-fA-F]{16})$")]
-    pub wallet_address: Option<String>,
+    pub(crate) wallet_address: Option<String>,
     /// EVM: 0x + 65 bytes hex (v in 0, 1, 27, 28; high-s rejected). Alt: 64 bytes r||s hex without 0x.
     #[schema(required = true, nullable = false, pattern = "^(0x[0-9a-fA-F]{130}|[0-9a-fA-F]{128})$")]
-    pub signature: Option<String>,
+    pub(crate) signature: Option<String>,
     #[schema(required = true, nullable = false, min_length = 1, max_length = 128)]
-    pub nonce: Option<String>,
+    pub(crate) nonce: Option<String>,
     /// `evm` (default) or `alt`.
     #[schema(pattern = "^(evm|alt)$")]
-    pub wallet_type: Option<String>,
+    pub(crate) wallet_type: Option<String>,
     /// Alt wallets: the EVM address the account maps to.
     #[schema(pattern = "^0x[0-9a-fA-F]{40}$")]
-    pub alt_evm_address: Option<String>,
+    pub(crate) alt_evm_address: Option<String>,
     /// Alt wallets: the account key that signed.
     #[schema(minimum = 0)]
-    pub key_id: Option<i64>,
+    pub(crate) key_id: Option<i64>,
 }
 
 /// The alt-network part of a login.
 #[derive(Debug, Clone)]
-pub struct AltLogin {
-    pub evm_address: String,
-    pub key_id: i64,
+pub(crate) struct AltLogin {
+    pub(crate) evm_address: String,
+    pub(crate) key_id: i64,
 }
 
 /// A well-formed login, its signature not yet checked.
 #[derive(Debug, Clone)]
-pub struct Login {
-    pub provider_id: String,
-    pub address: String,
-    pub wallet_type: WalletType,
-    pub nonce: String,
-    pub signature: Vec<u8>,
-    pub alt: Option<AltLogin>,
+pub(crate) struct Login {
+    pub(crate) provider_id: String,
+    pub(crate) address: String,
+    pub(crate) wallet_type: WalletType,
+    pub(crate) nonce: String,
+    pub(crate) signature: Vec<u8>,
+    pub(crate) alt: Option<AltLogin>,
 }
 
 impl LoginInput {
-    pub fn validate(self) -> Result<Login> {
+    pub(crate) fn validate(self) -> Result<Login> {
         let mut v = Validator::default();
         let provider_id = provider_id_field(self.provider_id.as_deref(), &mut v);
         let address = address_field(self.wallet_address.as_deref(), "wallet_address", &mut v);
@@ -162,7 +162,7 @@ impl LoginInput {
 impl Login {
     /// The signature proves control of the wallet: an EVM signature recovers to the
     /// address; an alt signature verifies with the wallet's registered, unrevoked `alt_key`.
-    pub fn verify(&self, alt_key: Option<&AltKey>) -> Result<()> {
+    pub(crate) fn verify(&self, alt_key: Option<&AltKey>) -> Result<()> {
         let message = login_message(&self.nonce);
         if self.alt.is_some() {
             let key = alt_key.filter(|k| !k.revoked).ok_or(Error::AuthFailed {
@@ -185,29 +185,29 @@ impl Login {
 }
 
 #[derive(Debug, Clone)]
-pub struct Session {
-    pub id: SessionId,
-    pub provider_id: ProviderId,
-    pub wallet_id: WalletId,
-    pub expires_at: Micros,
-    pub revoked: bool,
+pub(crate) struct Session {
+    pub(crate) id: SessionId,
+    pub(crate) provider_id: ProviderId,
+    pub(crate) wallet_id: WalletId,
+    pub(crate) expires_at: Micros,
+    pub(crate) revoked: bool,
 }
 
 /// An alt-network account key a provider registered for a wallet address.
 #[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
-pub struct AltKey {
-    pub wallet_address: String,
-    pub key_id: i64,
-    pub public_key: String,
-    pub sign_algo: String,
-    pub hash_algo: String,
-    pub revoked: bool,
+pub(crate) struct AltKey {
+    pub(crate) wallet_address: String,
+    pub(crate) key_id: i64,
+    pub(crate) public_key: String,
+    pub(crate) sign_algo: String,
+    pub(crate) hash_algo: String,
+    pub(crate) revoked: bool,
 }
 
 impl Session {
     /// A trade's session must exist, be unrevoked and belong to the access token's wallet
     /// and provider.
-    pub fn is_live_for(&self, wallet_id: &str, provider_id: &str) -> bool {
+    pub(crate) fn is_live_for(&self, wallet_id: &str, provider_id: &str) -> bool {
         !self.revoked && self.wallet_id == wallet_id && self.provider_id == provider_id
     }
 }

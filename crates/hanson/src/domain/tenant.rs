@@ -8,71 +8,71 @@ use super::money::Wei;
 use super::time::{self, Micros, Timestamp};
 
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct Provider {
-    pub id: ProviderId,
-    pub name: String,
+pub(crate) struct Provider {
+    pub(crate) id: ProviderId,
+    pub(crate) name: String,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq, utoipa::ToSchema)]
-pub struct Token {
-    pub id: String,
-    pub symbol: String,
-    pub name: String,
-    pub decimals: i64,
+pub(crate) struct Token {
+    pub(crate) id: String,
+    pub(crate) symbol: String,
+    pub(crate) name: String,
+    pub(crate) decimals: i64,
 }
 
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct Balance {
-    pub token_id: String,
-    pub symbol: String,
-    pub decimals: i64,
-    pub balance: Wei,
+pub(crate) struct Balance {
+    pub(crate) token_id: String,
+    pub(crate) symbol: String,
+    pub(crate) decimals: i64,
+    pub(crate) balance: Wei,
 }
 
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct Wallet {
-    pub wallet_id: WalletId,
-    pub provider_id: ProviderId,
-    pub wallet_address: String,
-    pub wallet_type: String,
-    pub alt_evm_address: Option<String>,
+pub(crate) struct Wallet {
+    pub(crate) wallet_id: WalletId,
+    pub(crate) provider_id: ProviderId,
+    pub(crate) wallet_address: String,
+    pub(crate) wallet_type: String,
+    pub(crate) alt_evm_address: Option<String>,
     #[serde(serialize_with = "time::serialize")]
-    pub created_at: Micros,
+    pub(crate) created_at: Micros,
 }
 
 /// What every transfer's receipt says: the token, the amount, the caller's reference, the
 /// balance it left and when.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct Transferred {
-    pub token_id: String,
-    pub amount: Wei,
-    pub reference: String,
-    pub balance_after: Wei,
-    pub created_at: Timestamp,
+pub(crate) struct Transferred {
+    pub(crate) token_id: String,
+    pub(crate) amount: Wei,
+    pub(crate) reference: String,
+    pub(crate) balance_after: Wei,
+    pub(crate) created_at: Timestamp,
 }
 
 /// A deposit into a provider's treasury.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct TreasuryDeposit {
-    pub deposit_id: String,
+pub(crate) struct TreasuryDeposit {
+    pub(crate) deposit_id: String,
     #[serde(flatten)]
-    pub transfer: Transferred,
+    pub(crate) transfer: Transferred,
 }
 
 /// A deposit into, or a withdrawal from, a wallet.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
-pub struct WalletTransfer {
-    pub id: String,
-    pub wallet_id: String,
-    pub wallet_address: String,
+pub(crate) struct WalletTransfer {
+    pub(crate) id: String,
+    pub(crate) wallet_id: String,
+    pub(crate) wallet_address: String,
     #[serde(flatten)]
-    pub transfer: Transferred,
+    pub(crate) transfer: Transferred,
 }
 
 /// What a transfer answered, kept to answer a replay of its reference the same way.
 #[derive(Debug, Clone, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(untagged)]
-pub enum TransferReceipt {
+pub(crate) enum TransferReceipt {
     Treasury(TreasuryDeposit),
     Wallet(WalletTransfer),
 }

@@ -103,15 +103,8 @@ impl utoipa::PartialSchema for Timestamp {
 
 impl utoipa::ToSchema for Timestamp {}
 
-pub fn serialize<S: serde::Serializer>(micros: &Micros, s: S) -> Result<S::Ok, S::Error> {
+pub(crate) fn serialize<S: serde::Serializer>(micros: &Micros, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&format_micros(*micros))
-}
-
-pub fn serialize_opt<S: serde::Serializer>(micros: &Option<Micros>, s: S) -> Result<S::Ok, S::Error> {
-    match micros {
-        Some(m) => s.serialize_str(&format_micros(*m)),
-        None => s.serialize_none(),
-    }
 }
 
 #[cfg(test)]

@@ -16,21 +16,21 @@ use crate::error::{Error, Result};
 
 /// An outcome as search results and provider operations show it.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct OutcomeView {
-    pub id: OutcomeId,
-    pub title: String,
-    pub description: String,
+pub(crate) struct OutcomeView {
+    pub(crate) id: OutcomeId,
+    pub(crate) title: String,
+    pub(crate) description: String,
     /// Image URLs by name.
     #[schema(value_type = Object)]
-    pub images: Value,
-    pub outcome_index: i64,
+    pub(crate) images: Value,
+    pub(crate) outcome_index: i64,
     /// Price as a decimal in [0, 1] with 18 places.
-    pub current_price: String,
-    pub total_shares: Wei,
+    pub(crate) current_price: String,
+    pub(crate) total_shares: Wei,
 }
 
 impl OutcomeView {
-    pub fn new(o: &Outcome, price: lmsr::Price) -> OutcomeView {
+    pub(crate) fn new(o: &Outcome, price: lmsr::Price) -> OutcomeView {
         OutcomeView {
             id: o.id.clone(),
             title: o.title.clone(),
@@ -43,7 +43,7 @@ impl OutcomeView {
     }
 
     /// The outcome `outcome_id` of `m`, priced.
-    pub fn of(m: &Market, outcome_id: &str) -> Result<OutcomeView> {
+    pub(crate) fn of(m: &Market, outcome_id: &str) -> Result<OutcomeView> {
         let prices = m.prices()?;
         m.outcomes.iter().zip(prices).find(|(o, _)| o.id == outcome_id).map(|(o, p)| OutcomeView::new(o, p)).ok_or(Error::NotFound)
     }
@@ -51,38 +51,38 @@ impl OutcomeView {
 
 /// An outcome in the market detail: the summary fields and its volume.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct OutcomeDetail {
+pub(crate) struct OutcomeDetail {
     #[serde(flatten)]
-    pub outcome: OutcomeView,
-    pub total_volume: Wei,
+    pub(crate) outcome: OutcomeView,
+    pub(crate) total_volume: Wei,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct TokenRef {
-    pub id: String,
-    pub symbol: String,
-    pub name: String,
+pub(crate) struct TokenRef {
+    pub(crate) id: String,
+    pub(crate) symbol: String,
+    pub(crate) name: String,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct ProviderRef {
-    pub id: ProviderId,
-    pub name: String,
+pub(crate) struct ProviderRef {
+    pub(crate) id: ProviderId,
+    pub(crate) name: String,
 }
 
 /// What the summary and the detail of a market both show, besides outcomes and token.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct MarketCommon {
-    pub id: MarketId,
-    pub question: String,
-    pub description: String,
-    pub category: Option<String>,
-    pub status: MarketStatus,
-    pub total_pool: Wei,
-    pub total_volume: Wei,
-    pub provider: ProviderRef,
-    pub created_at: Timestamp,
-    pub closes_at: Timestamp,
+pub(crate) struct MarketCommon {
+    pub(crate) id: MarketId,
+    pub(crate) question: String,
+    pub(crate) description: String,
+    pub(crate) category: Option<String>,
+    pub(crate) status: MarketStatus,
+    pub(crate) total_pool: Wei,
+    pub(crate) total_volume: Wei,
+    pub(crate) provider: ProviderRef,
+    pub(crate) created_at: Timestamp,
+    pub(crate) closes_at: Timestamp,
 }
 
 impl MarketCommon {
@@ -104,14 +104,14 @@ impl MarketCommon {
 
 /// A market as search results show it.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct MarketSummary {
+pub(crate) struct MarketSummary {
     #[serde(flatten)]
-    pub common: MarketCommon,
-    pub outcomes: Vec<OutcomeView>,
-    pub token: TokenRef,
+    pub(crate) common: MarketCommon,
+    pub(crate) outcomes: Vec<OutcomeView>,
+    pub(crate) token: TokenRef,
 }
 
-pub fn market_summary(m: &Market, now: Micros) -> Result<MarketSummary> {
+pub(crate) fn market_summary(m: &Market, now: Micros) -> Result<MarketSummary> {
     let prices = m.prices()?;
     Ok(MarketSummary {
         common: MarketCommon::new(m, now),
@@ -123,39 +123,39 @@ pub fn market_summary(m: &Market, now: Micros) -> Result<MarketSummary> {
 /// Market detail: every summary field (outcomes with their volume, the token with its
 /// decimals) plus the kept creation fields.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct MarketDetail {
+pub(crate) struct MarketDetail {
     #[serde(flatten)]
-    pub common: MarketCommon,
-    pub outcomes: Vec<OutcomeDetail>,
+    pub(crate) common: MarketCommon,
+    pub(crate) outcomes: Vec<OutcomeDetail>,
     /// The token, with its decimals.
-    pub token: Token,
-    pub resolution_source: Option<String>,
-    pub minimum_bet: Wei,
-    pub game_id: Option<String>,
+    pub(crate) token: Token,
+    pub(crate) resolution_source: Option<String>,
+    pub(crate) minimum_bet: Wei,
+    pub(crate) game_id: Option<String>,
     #[schema(value_type = Vec<String>)]
-    pub tags: Value,
+    pub(crate) tags: Value,
     #[schema(value_type = Object)]
-    pub images: Value,
+    pub(crate) images: Value,
     #[schema(value_type = Object)]
-    pub metadata: Value,
-    pub pricing_method: String,
-    pub min_bet_amount: Wei,
-    pub max_bet_amount: Wei,
-    pub liquidity: Wei,
+    pub(crate) metadata: Value,
+    pub(crate) pricing_method: String,
+    pub(crate) min_bet_amount: Wei,
+    pub(crate) max_bet_amount: Wei,
+    pub(crate) liquidity: Wei,
     /// The LMSR liquidity parameter, in wei.
-    pub b: Wei,
-    pub creator_wallet_id: WalletId,
-    pub creator_fee_percentage: Percentage,
-    pub platform_fee_percentage: Percentage,
-    pub starts_at: Timestamp,
-    pub ends_at: Timestamp,
-    pub updated_at: Timestamp,
-    pub winning_outcome_id: Option<OutcomeId>,
-    pub resolved_at: Option<Timestamp>,
-    pub cancelled_at: Option<Timestamp>,
+    pub(crate) b: Wei,
+    pub(crate) creator_wallet_id: WalletId,
+    pub(crate) creator_fee_percentage: Percentage,
+    pub(crate) platform_fee_percentage: Percentage,
+    pub(crate) starts_at: Timestamp,
+    pub(crate) ends_at: Timestamp,
+    pub(crate) updated_at: Timestamp,
+    pub(crate) winning_outcome_id: Option<OutcomeId>,
+    pub(crate) resolved_at: Option<Timestamp>,
+    pub(crate) cancelled_at: Option<Timestamp>,
 }
 
-pub fn market_detail(m: &Market, now: Micros) -> Result<MarketDetail> {
+pub(crate) fn market_detail(m: &Market, now: Micros) -> Result<MarketDetail> {
     let prices = m.prices()?;
     let settled_at = |status| m.settled_at.filter(|_| m.stored_status == status).map(Timestamp);
     Ok(MarketDetail {
@@ -187,115 +187,115 @@ pub fn market_detail(m: &Market, now: Micros) -> Result<MarketDetail> {
 
 /// The token a preview is denominated in.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct PreviewToken {
-    pub id: String,
-    pub symbol: String,
-    pub decimals: i64,
+pub(crate) struct PreviewToken {
+    pub(crate) id: String,
+    pub(crate) symbol: String,
+    pub(crate) decimals: i64,
 }
 
 impl PreviewToken {
-    pub fn of(m: &Market) -> PreviewToken {
+    pub(crate) fn of(m: &Market) -> PreviewToken {
         PreviewToken { id: m.token.id.clone(), symbol: m.token.symbol.clone(), decimals: m.token.decimals }
     }
 }
 
 /// What a bet would buy now (spec 4.1, Bet Preview).
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct BetPreview {
-    pub outcome_id: String,
-    pub amount: Wei,
-    pub estimated_shares: Wei,
-    pub average_price: String,
-    pub price_impact: String,
-    pub new_outcome_price: String,
-    pub current_price: String,
-    pub estimated_fee: Wei,
-    pub net_amount: Wei,
-    pub market_id: MarketId,
-    pub token: PreviewToken,
+pub(crate) struct BetPreview {
+    pub(crate) outcome_id: String,
+    pub(crate) amount: Wei,
+    pub(crate) estimated_shares: Wei,
+    pub(crate) average_price: String,
+    pub(crate) price_impact: String,
+    pub(crate) new_outcome_price: String,
+    pub(crate) current_price: String,
+    pub(crate) estimated_fee: Wei,
+    pub(crate) net_amount: Wei,
+    pub(crate) market_id: MarketId,
+    pub(crate) token: PreviewToken,
 }
 
 /// What a sale would pay now (spec 4.1, Sell Preview).
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct SellPreview {
-    pub outcome_id: String,
-    pub estimated_shares: Wei,
-    pub estimated_proceeds: Wei,
-    pub estimated_fee: Wei,
-    pub estimated_net_proceeds: Wei,
-    pub average_price: String,
-    pub price_impact: String,
-    pub new_outcome_price: String,
-    pub current_price: String,
-    pub market_id: MarketId,
-    pub token: PreviewToken,
+pub(crate) struct SellPreview {
+    pub(crate) outcome_id: String,
+    pub(crate) estimated_shares: Wei,
+    pub(crate) estimated_proceeds: Wei,
+    pub(crate) estimated_fee: Wei,
+    pub(crate) estimated_net_proceeds: Wei,
+    pub(crate) average_price: String,
+    pub(crate) price_impact: String,
+    pub(crate) new_outcome_price: String,
+    pub(crate) current_price: String,
+    pub(crate) market_id: MarketId,
+    pub(crate) token: PreviewToken,
 }
 
 /// A list without pages.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct List<T> {
-    pub data: Vec<T>,
+pub(crate) struct List<T> {
+    pub(crate) data: Vec<T>,
 }
 
 /// A confirmation with nothing else to say.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct Message {
-    pub message: &'static str,
+pub(crate) struct Message {
+    pub(crate) message: &'static str,
 }
 
 /// The market fields a provider operation answers with.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct MarketHeader {
-    pub id: MarketId,
-    pub question: String,
-    pub description: String,
-    pub status: MarketStatus,
+pub(crate) struct MarketHeader {
+    pub(crate) id: MarketId,
+    pub(crate) question: String,
+    pub(crate) description: String,
+    pub(crate) status: MarketStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub created_at: Option<Timestamp>,
+    pub(crate) created_at: Option<Timestamp>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub starts_at: Option<Timestamp>,
+    pub(crate) starts_at: Option<Timestamp>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ends_at: Option<Timestamp>,
+    pub(crate) ends_at: Option<Timestamp>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub updated_at: Option<Timestamp>,
+    pub(crate) updated_at: Option<Timestamp>,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct MarketCreated {
-    pub market: MarketHeader,
-    pub outcomes: Vec<OutcomeView>,
-    pub message: &'static str,
+pub(crate) struct MarketCreated {
+    pub(crate) market: MarketHeader,
+    pub(crate) outcomes: Vec<OutcomeView>,
+    pub(crate) message: &'static str,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct MarketUpdated {
-    pub market: MarketHeader,
-    pub message: &'static str,
+pub(crate) struct MarketUpdated {
+    pub(crate) market: MarketHeader,
+    pub(crate) message: &'static str,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct OutcomeChanged {
-    pub outcome: OutcomeView,
-    pub message: &'static str,
+pub(crate) struct OutcomeChanged {
+    pub(crate) outcome: OutcomeView,
+    pub(crate) message: &'static str,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct Treasury {
-    pub provider_id: ProviderId,
-    pub balances: Vec<Balance>,
+pub(crate) struct Treasury {
+    pub(crate) provider_id: ProviderId,
+    pub(crate) balances: Vec<Balance>,
 }
 
 /// A wallet and its balances, as its provider looks it up.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct WalletView {
-    pub wallet_id: WalletId,
-    pub wallet_address: String,
-    pub wallet_type: String,
-    pub balances: Vec<Balance>,
+pub(crate) struct WalletView {
+    pub(crate) wallet_id: WalletId,
+    pub(crate) wallet_address: String,
+    pub(crate) wallet_type: String,
+    pub(crate) balances: Vec<Balance>,
 }
 
 /// `{"status": ...}` of the health routes.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct Health {
-    pub status: &'static str,
+pub(crate) struct Health {
+    pub(crate) status: &'static str,
 }

@@ -13,7 +13,7 @@ use crate::error::{Error, Result, Validator};
 
 /// Every event type a webhook can subscribe to (besides `*`). `webhook.test` is sent on
 /// request whatever an endpoint subscribes to.
-pub const EVENT_TYPES: &[&str] = &[
+pub(crate) const EVENT_TYPES: &[&str] = &[
     "market.created",
     "market.updated",
     "outcome.created",
@@ -26,16 +26,16 @@ pub const EVENT_TYPES: &[&str] = &[
     "deposit.completed",
     "withdrawal.completed",
 ];
-pub const TEST_EVENT: &str = "webhook.test";
+pub(crate) const TEST_EVENT: &str = "webhook.test";
 
 /// Days of nothing but failures after which an endpoint is disabled.
-pub const FAILING_DAYS_BEFORE_DISABLE: i64 = 5;
+pub(crate) const FAILING_DAYS_BEFORE_DISABLE: i64 = 5;
 /// How long deliveries are also signed with the secret a rotation replaced.
-pub const ROTATION_OVERLAP: Micros = 24 * 3600 * 1_000_000;
+pub(crate) const ROTATION_OVERLAP: Micros = 24 * 3600 * 1_000_000;
 /// How long the deliveries log keeps a delivery after it ended.
-pub const DELIVERIES_KEPT: Micros = 30 * 24 * 3600 * 1_000_000;
-pub const MAX_URL_LEN: usize = 2_048;
-pub const MAX_DESCRIPTION_LEN: usize = 1_000;
+pub(crate) const DELIVERIES_KEPT: Micros = 30 * 24 * 3600 * 1_000_000;
+pub(crate) const MAX_URL_LEN: usize = 2_048;
+pub(crate) const MAX_DESCRIPTION_LEN: usize = 1_000;
 
 /// The delays before each retry (CONTRACT "Webhooks"), each with at most 20% jitter.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,7 +76,7 @@ impl std::str::FromStr for RetrySchedule {
 
 /// What happened to one attempt.
 #[derive(Debug, Clone)]
-pub enum AttemptOutcome {
+pub(crate) enum AttemptOutcome {
     /// A 2xx answer.
     Succeeded { status: u16 },
     /// Any other answer; `retry_after` from its `Retry-After` header.
@@ -87,7 +87,7 @@ pub enum AttemptOutcome {
 
 /// What a delivery becomes after an attempt.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Next {
+pub(crate) enum Next {
     Succeeded,
     RetryAt(Micros),
     Failed,
@@ -98,7 +98,7 @@ pub enum Next {
 impl RetrySchedule {
     /// After the `attempts`-th attempt (1-based) ended with `outcome` at `now`. `manual` is an
     /// extra attempt asked for by the provider: it is not retried. `jitter` is in [-1, 1].
-    pub fn next(&self, outcome: &AttemptOutcome, attempts: i64, manual: bool, now: Micros, jitter: f64) -> Next {
+    pub(crate) fn next(&self, outcome: &AttemptOutcome, attempts: i64, manual: bool, now: Micros, jitter: f64) -> Next {
         let retry_after = match outcome {
             AttemptOutcome::Succeeded { .. } => return Next::Succeeded,
             AttemptOutcome::Refused { status: 410, .. } => return Next::FailedAndDisable,
@@ -119,17 +119,17 @@ impl RetrySchedule {
 }
 
 /// `whsec_` and the base64 of 32 random bytes.
-pub fn new_secret(random: [u8; 32]) -> String {
+pub(crate) fn new_secret(random: [u8; 32]) -> String {
     format!("whsec_{}", base64::engine::general_purpose::STANDARD.encode(random))
 }
 
 /// The key a `whsec_` secret stands for.
-pub fn secret_key(secret: &str) -> Vec<u8> {
+pub(crate) fn secret_key(secret: &str) -> Vec<u8> {
     base64::engine::general_purpose::STANDARD.decode(secret.trim_start_matches("whsec_")).unwrap_or_default()
 }
 
 /// `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, one per secret, space-separated.
-pub fn signature(secrets: &[&str], id: &str, timestamp: i64, body: &[u8]) -> String {
+pub(crate) fn signature(secrets: &[&str], id: &str, timestamp: i64, body: &[u8]) -> String {
     let mut signed = Vec::with_capacity(id.len() + body.len() + 24);
     signed.extend_from_slice(id.as_bytes());
     signed.push(b'.');
@@ -149,7 +149,7 @@ pub fn signature(secrets: &[&str], id: &str, timestamp: i64, body: &[u8]) -> Str
 
 /// Addresses a webhook may be sent to without `--webhook-allow-private`: none of loopback,
 /// private, link-local, shared, documentation, multicast or otherwise reserved ranges.
-pub fn is_public(ip: IpAddr) -> bool {
+pub(crate) fn is_public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => {
             let [a, b, ..] = v4.octets();
@@ -184,7 +184,7 @@ pub fn is_public(ip: IpAddr) -> bool {
 
 /// A checked endpoint URL: `https` (or `http` when private addresses are allowed), a host, no
 /// credentials or fragment.
-pub fn check_url(text: &str, allow_private: bool, v: &mut Validator) -> Option<url::Url> {
+pub(crate) fn check_url(text: &str, allow_private: bool, v: &mut Validator) -> Option<url::Url> {
     if text.len() > MAX_URL_LEN {
         v.push("url", format!("must be at most {MAX_URL_LEN} characters"));
         return None;
@@ -206,7 +206,7 @@ pub fn check_url(text: &str, allow_private: bool, v: &mut Validator) -> Option<u
 }
 
 /// The subscribed event types, stored as one space-separated list (`*` for all).
-pub fn check_event_types(types: &[String], v: &mut Validator) -> String {
+pub(crate) fn check_event_types(types: &[String], v: &mut Validator) -> String {
     if types.is_empty() {
         v.push("event_types", "must list at least one event type, or \"*\"");
     }
@@ -224,7 +224,7 @@ pub fn check_event_types(types: &[String], v: &mut Validator) -> String {
     list.join(" ")
 }
 
-pub fn check_description(description: &Option<String>, v: &mut Validator) {
+pub(crate) fn check_description(description: &Option<String>, v: &mut Validator) {
     if let Some(d) = description {
         v.check(d.chars().count() <= MAX_DESCRIPTION_LEN, "description", "must be at most 1000 characters");
     }
@@ -232,7 +232,7 @@ pub fn check_description(description: &Option<String>, v: &mut Validator) {
 
 /// The event types an endpoint can subscribe to, as the document lists them: `*` and
 /// [`EVENT_TYPES`]. Requests carry them as strings, checked by [`check_event_types`].
-pub struct SubscribedType;
+pub(crate) struct SubscribedType;
 
 impl utoipa::PartialSchema for SubscribedType {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
@@ -248,72 +248,72 @@ impl ToSchema for SubscribedType {}
 /// `POST /v1/providers/webhooks`.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct EndpointInput {
+pub(crate) struct EndpointInput {
     /// An `https` URL whose host resolves to public addresses only (`http` and private
     /// addresses too when the server runs with `--webhook-allow-private`); otherwise 422.
     #[schema(max_length = 2048, pattern = "^https?://[^\\s]+$")]
-    pub url: String,
+    pub(crate) url: String,
     /// Event types to receive, or `["*"]` for all.
     #[schema(min_items = 1, value_type = Vec<SubscribedType>)]
-    pub event_types: Vec<String>,
+    pub(crate) event_types: Vec<String>,
     #[schema(max_length = 1000)]
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
 }
 
 /// `PUT /v1/providers/webhooks/{id}`: the fields given change.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct EndpointPatch {
+pub(crate) struct EndpointPatch {
     /// As on creation.
     #[schema(max_length = 2048, pattern = "^https?://[^\\s]+$")]
-    pub url: Option<String>,
+    pub(crate) url: Option<String>,
     #[schema(min_items = 1, value_type = Option<Vec<SubscribedType>>)]
-    pub event_types: Option<Vec<String>>,
+    pub(crate) event_types: Option<Vec<String>>,
     #[schema(max_length = 1000)]
-    pub description: Option<String>,
-    pub enabled: Option<bool>,
+    pub(crate) description: Option<String>,
+    pub(crate) enabled: Option<bool>,
 }
 
 /// A webhook endpoint as the API shows it.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct Endpoint {
-    pub id: String,
-    pub url: String,
-    pub event_types: Vec<String>,
-    pub description: Option<String>,
-    pub enabled: bool,
+pub(crate) struct Endpoint {
+    pub(crate) id: String,
+    pub(crate) url: String,
+    pub(crate) event_types: Vec<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) enabled: bool,
     /// Why the service disabled it (`gone`: the endpoint answered 410; `failing`: five days
     /// of failures); null when enabled or disabled by the provider.
-    pub disabled_reason: Option<String>,
-    pub created_at: Timestamp,
-    pub updated_at: Timestamp,
+    pub(crate) disabled_reason: Option<String>,
+    pub(crate) created_at: Timestamp,
+    pub(crate) updated_at: Timestamp,
 }
 
 /// The endpoint with its signing secret: the create response.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct EndpointCreated {
+pub(crate) struct EndpointCreated {
     #[serde(flatten)]
-    pub endpoint: Endpoint,
+    pub(crate) endpoint: Endpoint,
     /// `whsec_` + base64 of 32 random bytes. Shown only here and on rotation.
-    pub secret: String,
+    pub(crate) secret: String,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct RotatedSecret {
+pub(crate) struct RotatedSecret {
     /// The new secret; for 24 hours deliveries carry a signature with the old one too.
-    pub secret: String,
+    pub(crate) secret: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum DeliveryStatus {
+pub(crate) enum DeliveryStatus {
     Pending,
     Succeeded,
     Failed,
 }
 
 impl DeliveryStatus {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             DeliveryStatus::Pending => "pending",
             DeliveryStatus::Succeeded => "succeeded",
@@ -321,7 +321,7 @@ impl DeliveryStatus {
         }
     }
 
-    pub fn parse(text: &str) -> Result<DeliveryStatus> {
+    pub(crate) fn parse(text: &str) -> Result<DeliveryStatus> {
         match text {
             "pending" => Ok(DeliveryStatus::Pending),
             "succeeded" => Ok(DeliveryStatus::Succeeded),
@@ -333,19 +333,19 @@ impl DeliveryStatus {
 
 /// One event on its way to one endpoint.
 #[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct Delivery {
-    pub id: String,
+pub(crate) struct Delivery {
+    pub(crate) id: String,
     /// The event's id: the `webhook-id` header of every attempt.
-    pub event_id: String,
-    pub event_type: String,
-    pub status: DeliveryStatus,
-    pub attempts: i64,
-    pub last_status_code: Option<i64>,
-    pub last_error: Option<String>,
+    pub(crate) event_id: String,
+    pub(crate) event_type: String,
+    pub(crate) status: DeliveryStatus,
+    pub(crate) attempts: i64,
+    pub(crate) last_status_code: Option<i64>,
+    pub(crate) last_error: Option<String>,
     /// When the next attempt is due (pending deliveries only).
-    pub next_attempt_at: Option<Timestamp>,
-    pub created_at: Timestamp,
-    pub updated_at: Timestamp,
+    pub(crate) next_attempt_at: Option<Timestamp>,
+    pub(crate) created_at: Timestamp,
+    pub(crate) updated_at: Timestamp,
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ const CLOSE_CHECK: Duration = Duration::from_secs(1);
 const PRUNE_EVERY: Duration = Duration::from_secs(60);
 
 /// Starts the work; `store` publishes to `hub`.
-pub fn start(hub: &Arc<Hub>, store: Store) {
+pub(crate) fn start(hub: &Arc<Hub>, store: Store) {
     listen(hub, &store);
     let hub = hub.clone();
     tokio::spawn(async move {

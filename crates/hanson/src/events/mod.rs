@@ -11,7 +11,7 @@
 //! subscriber reads at its own pace; one that the channel's ring overtakes reads what it
 //! missed from the log, and one more than `lag_limit` events behind is disconnected.
 
-pub mod background;
+pub(crate) mod background;
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
@@ -56,9 +56,9 @@ impl Default for StreamSettings {
 }
 
 /// A market event ready to send: the event and its SSE frame, built once for every subscriber.
-pub struct Delivery {
-    pub event: Published,
-    pub sse: Bytes,
+pub(crate) struct Delivery {
+    pub(crate) event: Published,
+    pub(crate) sse: Bytes,
 }
 
 impl Delivery {
@@ -68,7 +68,7 @@ impl Delivery {
     }
 
     /// Whether the market's stream ends with this event.
-    pub fn settles(&self) -> bool {
+    pub(crate) fn settles(&self) -> bool {
         matches!(&*self.event.kind, "market.resolved" | "market.cancelled")
     }
 
@@ -78,9 +78,9 @@ impl Delivery {
 }
 
 /// Consecutive events of one market sent together, with their SSE frames joined once.
-pub struct Batch {
-    pub deliveries: Vec<Arc<Delivery>>,
-    pub sse: Bytes,
+pub(crate) struct Batch {
+    pub(crate) deliveries: Vec<Arc<Delivery>>,
+    pub(crate) sse: Bytes,
 }
 
 impl Batch {
@@ -99,7 +99,7 @@ impl Batch {
 }
 
 /// The SSE frames of `deliveries`, one after the other (a single one is shared, not copied).
-pub fn joined_frames(deliveries: &[Arc<Delivery>]) -> Bytes {
+pub(crate) fn joined_frames(deliveries: &[Arc<Delivery>]) -> Bytes {
     if let [only] = deliveries {
         return only.sse.clone();
     }
@@ -109,7 +109,7 @@ pub fn joined_frames(deliveries: &[Arc<Delivery>]) -> Bytes {
 }
 
 /// `event: <type>`, `id: <seq>` when there is one, one `data:` line.
-pub fn sse_frame(kind: &str, seq: Option<i64>, data: &str) -> Bytes {
+pub(crate) fn sse_frame(kind: &str, seq: Option<i64>, data: &str) -> Bytes {
     let mut frame = String::with_capacity(data.len() + kind.len() + 32);
     frame.push_str("event: ");
     frame.push_str(kind);
@@ -162,21 +162,21 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// Where a market subscription starts.
 #[derive(Debug, Clone, Copy)]
-pub enum Start {
+pub(crate) enum Start {
     Snapshot,
     /// Resume after this seq.
     After(i64),
 }
 
 /// What a new subscriber is sent first.
-pub enum First {
+pub(crate) enum First {
     Snapshot { seq: i64, market: Box<MarketDetail> },
     Replay(Vec<Published>),
 }
 
 /// A subscriber's place in a market's stream.
-pub struct MarketSubscription {
-    pub first: First,
+pub(crate) struct MarketSubscription {
+    pub(crate) first: First,
     live: broadcast::Receiver<Arc<Batch>>,
     feed: Arc<MarketFeed>,
     hub: Arc<Hub>,
@@ -186,7 +186,7 @@ pub struct MarketSubscription {
 }
 
 /// What a subscriber gets next.
-pub enum Live {
+pub(crate) enum Live {
     /// A batch exactly as sent to everyone (its frames shared).
     Batch(Arc<Batch>),
     /// Events of its own: a batch it had partly seen, or the log's events it missed.
@@ -199,7 +199,7 @@ pub enum Live {
 
 impl MarketSubscription {
     /// The events after the last ones this subscriber was given, in order, without a gap.
-    pub async fn next(&mut self) -> Live {
+    pub(crate) async fn next(&mut self) -> Live {
         loop {
             let batch = match self.live.recv().await {
                 Ok(batch) => batch,
@@ -237,7 +237,7 @@ impl MarketSubscription {
 }
 
 /// One open stream, counted against the limits until dropped.
-pub struct StreamPermit {
+pub(crate) struct StreamPermit {
     hub: Arc<Hub>,
     ip: IpAddr,
 }
@@ -288,12 +288,12 @@ impl Hub {
         hub
     }
 
-    pub fn settings(&self) -> &StreamSettings {
+    pub(crate) fn settings(&self) -> &StreamSettings {
         &self.settings
     }
 
     /// Counts a new stream from `ip`, or refuses it (429) at a limit.
-    pub fn admit(self: &Arc<Self>, ip: IpAddr) -> Result<StreamPermit> {
+    pub(crate) fn admit(self: &Arc<Self>, ip: IpAddr) -> Result<StreamPermit> {
         let mut per_ip = lock(&self.open_per_ip);
         let of_ip = per_ip.get(&ip).copied().unwrap_or(0);
         if of_ip >= self.settings.max_streams_per_ip || self.open.load(Ordering::Relaxed) >= self.settings.max_streams {
@@ -322,7 +322,7 @@ impl Hub {
 
     /// Resolves once no stream is open. A WebSocket outlives its HTTP connection, so shutdown
     /// waits here for each one to send its close frame before the process exits.
-    pub async fn streams_ended(&self) {
+    pub(crate) async fn streams_ended(&self) {
         loop {
             let notified = self.all_ended.notified();
             let mut notified = std::pin::pin!(notified);
@@ -344,7 +344,7 @@ impl Hub {
     }
 
     /// Subscribes to a market's stream from `start`. Unknown market: `NotFound`.
-    pub async fn subscribe_market(self: &Arc<Self>, market_id: MarketId, start: Start) -> Result<MarketSubscription> {
+    pub(crate) async fn subscribe_market(self: &Arc<Self>, market_id: MarketId, start: Start) -> Result<MarketSubscription> {
         let feed = self.feed(&market_id);
         // Subscribed before the log is read: every event committed after the read is live.
         let live = feed.tx.subscribe();
@@ -383,7 +383,7 @@ impl Hub {
     }
 
     /// Subscribes to a wallet's events (the user stream reads its snapshot after this).
-    pub fn subscribe_wallet(&self, wallet_id: &WalletId) -> broadcast::Receiver<Arc<Published>> {
+    pub(crate) fn subscribe_wallet(&self, wallet_id: &WalletId) -> broadcast::Receiver<Arc<Published>> {
         lock(&self.wallets).entry(wallet_id.clone()).or_insert_with(|| broadcast::channel(WALLET_BUFFER).0).subscribe()
     }
 
@@ -395,7 +395,7 @@ impl Hub {
     }
 
     /// Drops the channels nobody listens to any more.
-    pub fn sweep(&self) {
+    pub(crate) fn sweep(&self) {
         lock(&self.markets).retain(|_, f| f.tx.receiver_count() > 0);
         lock(&self.wallets).retain(|_, tx| tx.receiver_count() > 0);
     }
@@ -484,7 +484,7 @@ impl Hub {
 
     /// Reads every watched market's events after the last one sent (after missing other
     /// nodes' notifications).
-    pub async fn catch_up(self: &Arc<Self>) {
+    pub(crate) async fn catch_up(self: &Arc<Self>) {
         let feeds: Vec<(MarketId, Arc<MarketFeed>, i64)> =
             lock(&self.markets).iter().filter_map(|(id, f)| lock(&f.order).last.map(|last| (id.clone(), f.clone(), last))).collect();
         for (market_id, feed, last) in feeds {
@@ -499,7 +499,7 @@ impl Hub {
     /// Events by their log positions (another node's notification). None are read while this
     /// node has no subscriber: `deliver` would drop them all, and a subscriber that comes
     /// later reads the log after subscribing.
-    pub async fn read_positions(&self, positions: Vec<i64>) -> Result<Vec<Published>> {
+    pub(crate) async fn read_positions(&self, positions: Vec<i64>) -> Result<Vec<Published>> {
         if lock(&self.markets).is_empty() && lock(&self.wallets).is_empty() {
             return Ok(Vec::new());
         }
@@ -509,7 +509,7 @@ impl Hub {
     /// Hands events committed here or on another node to the distributor; never blocks.
     /// Events nobody watches are dropped here, sparing the distributor a wake-up per write
     /// (a subscriber that comes later reads the log after subscribing, so it misses nothing).
-    pub fn deliver(&self, mut events: Vec<Published>) {
+    pub(crate) fn deliver(&self, mut events: Vec<Published>) {
         {
             let markets = lock(&self.markets);
             let wallets = lock(&self.wallets);
@@ -551,9 +551,9 @@ impl Hub {
 
 /// The store's publisher: hands each durable write's events to the hub, and wakes this
 /// node's webhook sender (the write may have created deliveries).
-pub struct HubPublisher {
-    pub hub: Arc<Hub>,
-    pub webhooks: Arc<crate::webhooks::Wake>,
+pub(crate) struct HubPublisher {
+    pub(crate) hub: Arc<Hub>,
+    pub(crate) webhooks: Arc<crate::webhooks::Wake>,
 }
 
 impl Publisher for HubPublisher {

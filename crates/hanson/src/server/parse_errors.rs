@@ -17,7 +17,7 @@ use crate::error::Error;
 const LONGEST_ANSWER: usize = 256;
 
 /// The problem+json response to send in place of hyper's answer `head`, if it is one.
-pub fn replacement(head: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn replacement(head: &[u8]) -> Option<Vec<u8>> {
     if head.len() > LONGEST_ANSWER || !head.starts_with(b"HTTP/1.") {
         return None;
     }

@@ -10,12 +10,12 @@ use crate::domain::num::{mul_div, Rounding};
 use crate::error::Result;
 
 #[derive(Debug, Default)]
-pub struct Report {
-    pub accounts: usize,
-    pub transfers: usize,
-    pub markets: usize,
-    pub positions: usize,
-    pub problems: Vec<String>,
+pub(crate) struct Report {
+    pub(crate) accounts: usize,
+    pub(crate) transfers: usize,
+    pub(crate) markets: usize,
+    pub(crate) positions: usize,
+    pub(crate) problems: Vec<String>,
 }
 
 impl Report {
@@ -37,7 +37,7 @@ fn add(total: &mut u128, amount: u128, what: &str, report: &mut Report) {
     }
 }
 
-pub fn audit(c: &mut dyn Conn) -> Result<Report> {
+pub(crate) fn audit(c: &mut dyn Conn) -> Result<Report> {
     let mut report = Report::default();
 
     // Every account's balance equals what its transfers say, and none is negative.

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 const JWT_SECRET_SETTING: &str = "jwt_secret";
 
 /// The JWT secret shared by every node: generated once and stored, unless configured.
-pub fn jwt_secret(c: &mut dyn Conn, generated: &str) -> Result<String> {
+pub(crate) fn jwt_secret(c: &mut dyn Conn, generated: &str) -> Result<String> {
     if let Some(row) = c.query_opt("SELECT value FROM settings WHERE name = $1", &[Param::Text(JWT_SECRET_SETTING)])? {
         return row.text(0);
     }
@@ -23,7 +23,7 @@ pub fn jwt_secret(c: &mut dyn Conn, generated: &str) -> Result<String> {
     c.query_one("SELECT value FROM settings WHERE name = $1", &[Param::Text(JWT_SECRET_SETTING)])?.text(0)
 }
 
-pub fn issue_nonce(c: &mut dyn Conn, nonce: &str, provider_id: &str, address: &str, expires_at: Micros) -> Result<()> {
+pub(crate) fn issue_nonce(c: &mut dyn Conn, nonce: &str, provider_id: &str, address: &str, expires_at: Micros) -> Result<()> {
     if tenants::provider(c, provider_id)?.is_none() {
         return Err(Error::NotFound);
     }
@@ -42,7 +42,7 @@ fn invalid_nonce() -> Error {
 }
 
 /// Checks a nonce without consuming it (a failed login must not burn it).
-pub fn check_nonce(c: &mut dyn Conn, nonce: &str, provider_id: &str, address: &str, now: Micros) -> Result<()> {
+pub(crate) fn check_nonce(c: &mut dyn Conn, nonce: &str, provider_id: &str, address: &str, now: Micros) -> Result<()> {
     let row = c.query_opt(
         "SELECT provider_id, address, expires_at, consumed_at FROM nonces WHERE nonce = $1",
         &[Param::Text(nonce)],
@@ -54,19 +54,19 @@ pub fn check_nonce(c: &mut dyn Conn, nonce: &str, provider_id: &str, address: &s
 }
 
 #[derive(Clone)]
-pub struct LoginGrant {
-    pub nonce: String,
-    pub provider_id: String,
-    pub address: String,
-    pub wallet_type: &'static str,
-    pub alt_evm_address: Option<String>,
-    pub session_id: String,
-    pub refresh_hash: Vec<u8>,
-    pub session_expires_at: Micros,
+pub(crate) struct LoginGrant {
+    pub(crate) nonce: String,
+    pub(crate) provider_id: String,
+    pub(crate) address: String,
+    pub(crate) wallet_type: &'static str,
+    pub(crate) alt_evm_address: Option<String>,
+    pub(crate) session_id: String,
+    pub(crate) refresh_hash: Vec<u8>,
+    pub(crate) session_expires_at: Micros,
 }
 
 /// Consumes the nonce and opens a session in one transaction; the wallet is created on first login.
-pub fn login(c: &mut dyn Conn, g: LoginGrant, now: Micros) -> Result<Wallet> {
+pub(crate) fn login(c: &mut dyn Conn, g: LoginGrant, now: Micros) -> Result<Wallet> {
     let consumed = c.exec(
         "UPDATE nonces SET consumed_at = $1 WHERE nonce = $2 AND provider_id = $3 AND address = $4 \
          AND consumed_at IS NULL AND expires_at > $1",
@@ -96,12 +96,12 @@ pub fn login(c: &mut dyn Conn, g: LoginGrant, now: Micros) -> Result<Wallet> {
     Ok(tenants::wallet_by_id(c, &wallet.wallet_id)?.unwrap_or(wallet))
 }
 
-pub fn session(c: &mut dyn Conn, id: &str) -> Result<Option<Session>> {
+pub(crate) fn session(c: &mut dyn Conn, id: &str) -> Result<Option<Session>> {
     query_opt_as(c, "SELECT id, provider_id, wallet_id, expires_at, revoked_at FROM sessions WHERE id = $1", &[Param::Text(id)])
 }
 
 /// Revokes a live session; its user streams end (`SessionEnded`).
-pub fn revoke_session(c: &mut Tx<'_>, id: &str, now: Micros) -> Result<()> {
+pub(crate) fn revoke_session(c: &mut Tx<'_>, id: &str, now: Micros) -> Result<()> {
     let revoked = c.query(
         "UPDATE sessions SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING wallet_id",
         &[Param::Int(now), Param::Text(id)],
@@ -112,7 +112,7 @@ pub fn revoke_session(c: &mut Tx<'_>, id: &str, now: Micros) -> Result<()> {
     Ok(())
 }
 
-pub enum Refreshed {
+pub(crate) enum Refreshed {
     /// The old token is spent and `new_hash` is live.
     Rotated(Session),
     /// A spent token came back: the session is now revoked.
@@ -121,7 +121,7 @@ pub enum Refreshed {
 }
 
 /// Rotates a refresh token. Reuse of a spent token revokes the whole session (and commits).
-pub fn refresh(c: &mut Tx<'_>, token_hash: &[u8], provider_id: &str, new_hash: &[u8], now: Micros) -> Result<Refreshed> {
+pub(crate) fn refresh(c: &mut Tx<'_>, token_hash: &[u8], provider_id: &str, new_hash: &[u8], now: Micros) -> Result<Refreshed> {
     let Some(row) = c.query_opt(
         "SELECT session_id, spent_at FROM refresh_tokens WHERE token_hash = $1",
         &[Param::Blob(token_hash)],
@@ -154,7 +154,7 @@ pub fn refresh(c: &mut Tx<'_>, token_hash: &[u8], provider_id: &str, new_hash: &
 }
 
 
-pub fn alt_key(c: &mut dyn Conn, provider_id: &str, address: &str, key_id: i64) -> Result<Option<AltKey>> {
+pub(crate) fn alt_key(c: &mut dyn Conn, provider_id: &str, address: &str, key_id: i64) -> Result<Option<AltKey>> {
     query_opt_as(
         c,
         "SELECT address, key_id, public_key, sign_algo, hash_algo, revoked FROM alt_keys \
@@ -164,7 +164,7 @@ pub fn alt_key(c: &mut dyn Conn, provider_id: &str, address: &str, key_id: i64) 
 }
 
 /// Creates or replaces a key record.
-pub fn put_alt_key(c: &mut dyn Conn, provider_id: &str, key: &AltKey, now: Micros) -> Result<()> {
+pub(crate) fn put_alt_key(c: &mut dyn Conn, provider_id: &str, key: &AltKey, now: Micros) -> Result<()> {
     c.exec(
         "INSERT INTO alt_keys (provider_id, address, key_id, public_key, sign_algo, hash_algo, revoked, updated_at) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \

@@ -12,7 +12,7 @@ use crate::domain::time::Micros;
 use crate::error::Result;
 
 /// The NOTIFY channel through which PostgreSQL nodes learn of each other's events.
-pub const CHANNEL: &str = "hanson_events";
+pub(crate) const CHANNEL: &str = "hanson_events";
 
 const COLUMNS: &str = "market_id, seq, wallet_id, type, envelope";
 
@@ -30,7 +30,7 @@ impl FromRow for Published {
 
 /// The market's last sequence number, 0 before its first event. Under the market's write
 /// lock the next event takes this plus one.
-pub fn current_seq(c: &mut dyn Conn, market_id: &str) -> Result<i64> {
+pub(crate) fn current_seq(c: &mut dyn Conn, market_id: &str) -> Result<i64> {
     Ok(current_seqs(c, &[market_id])?.first().map_or(0, |(_, seq)| *seq))
 }
 
@@ -77,7 +77,7 @@ pub fn changed_seqs_read<'a>(markets: &'a [(&'a str, i64)]) -> (String, Vec<Para
     (sql, params)
 }
 
-pub fn seqs_from(rows: &[Row]) -> Result<Vec<(String, i64)>> {
+pub(crate) fn seqs_from(rows: &[Row]) -> Result<Vec<(String, i64)>> {
     let mut seqs = rows.iter().map(|r| Ok((r.text(0)?, r.int(1)?))).collect::<Result<Vec<_>>>()?;
     // The padding's repeated id comes back once for each time it is repeated.
     seqs.sort_unstable();
@@ -273,13 +273,13 @@ fn notice_payloads(node: &str, events: &[&Published]) -> Result<Vec<String>> {
 }
 
 /// What another node's notification carries: positions of kept rows, or events not kept.
-pub enum Notified {
+pub(crate) enum Notified {
     Positions(Vec<i64>),
     Events(Vec<Published>),
 }
 
 /// Reads a notification's payload; None for this node's own (`node`) and unreadable ones.
-pub fn parse_notice(payload: &str, node: &str) -> Option<Notified> {
+pub(crate) fn parse_notice(payload: &str, node: &str) -> Option<Notified> {
     let (sender, rest) = payload.split_at(payload.find([':', '|'])?);
     if sender == node {
         return None;
@@ -303,7 +303,7 @@ pub fn parse_notice(payload: &str, node: &str) -> Option<Notified> {
 }
 
 /// The market's events with `after < seq < before`, in order (at most `limit`).
-pub fn market_events(c: &mut dyn Conn, market_id: &str, after: i64, before: Option<i64>, limit: i64) -> Result<Vec<Published>> {
+pub(crate) fn market_events(c: &mut dyn Conn, market_id: &str, after: i64, before: Option<i64>, limit: i64) -> Result<Vec<Published>> {
     let sql = format!("SELECT {COLUMNS} FROM events WHERE market_id = $1 AND seq > $2 AND seq < $3 ORDER BY seq LIMIT $4");
     super::sql::query_as(
         c,
@@ -327,7 +327,7 @@ pub fn first_kept_seq(c: &mut dyn Conn, market_id: &str) -> Result<Option<i64>> 
 }
 
 /// Rows by their log positions (another node's notification), in log order.
-pub fn at_positions(c: &mut dyn Conn, positions: &[i64]) -> Result<Vec<Published>> {
+pub(crate) fn at_positions(c: &mut dyn Conn, positions: &[i64]) -> Result<Vec<Published>> {
     if positions.is_empty() {
         return Ok(Vec::new());
     }

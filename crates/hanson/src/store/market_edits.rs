@@ -30,7 +30,7 @@ fn insert_outcome(c: &mut dyn Conn, market_id: &str, o: &NewOutcome) -> Result<(
     Ok(())
 }
 
-pub fn create_market(c: &mut Tx<'_>, m: NewMarket, now: Micros) -> Result<Market> {
+pub(crate) fn create_market(c: &mut Tx<'_>, m: NewMarket, now: Micros) -> Result<Market> {
     if tenants::token(c, &m.token_id)?.is_none() {
         return Err(Error::rule_on("unknown_token", "token_id", "no such token"));
     }
@@ -102,7 +102,7 @@ fn ensure_editable(m: &Market) -> Result<()> {
     Ok(())
 }
 
-pub fn update_market(c: &mut Tx<'_>, provider_id: &str, id: &str, patch: MarketPatch, now: Micros) -> Result<Market> {
+pub(crate) fn update_market(c: &mut Tx<'_>, provider_id: &str, id: &str, patch: MarketPatch, now: Micros) -> Result<Market> {
     let m = provider_market(c, provider_id, id)?;
     ensure_editable(&m)?;
     let merged = patch.apply_to(&m)?;
@@ -144,7 +144,7 @@ pub fn update_market(c: &mut Tx<'_>, provider_id: &str, id: &str, patch: MarketP
 /// Adds an outcome. Before the first trade, b is recomputed for n+1 outcomes (all prices
 /// become 1/(n+1)); after trades, b stays and the provider's treasury funds the extra
 /// worst-case loss into the pool, so solvency holds either way.
-pub fn create_outcome(c: &mut Tx<'_>, provider_id: &str, market_id: &str, o: NewOutcome, now: Micros) -> Result<(Market, String)> {
+pub(crate) fn create_outcome(c: &mut Tx<'_>, provider_id: &str, market_id: &str, o: NewOutcome, now: Micros) -> Result<(Market, String)> {
     let m = provider_market(c, provider_id, market_id)?;
     ensure_editable(&m)?;
     if m.outcomes.len() >= lmsr::MAX_OUTCOMES {
@@ -182,7 +182,7 @@ pub fn create_outcome(c: &mut Tx<'_>, provider_id: &str, market_id: &str, o: New
     Ok((m, o.id))
 }
 
-pub fn update_outcome(c: &mut Tx<'_>, provider_id: &str, market_id: &str, outcome_id: &str, patch: OutcomePatch, now: Micros) -> Result<Market> {
+pub(crate) fn update_outcome(c: &mut Tx<'_>, provider_id: &str, market_id: &str, outcome_id: &str, patch: OutcomePatch, now: Micros) -> Result<Market> {
     let m = provider_market(c, provider_id, market_id)?;
     ensure_editable(&m)?;
     let current = m.outcomes.iter().find(|o| o.id == outcome_id).ok_or(Error::NotFound)?;

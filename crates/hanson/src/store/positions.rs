@@ -9,7 +9,7 @@ fn position_status(r: &Row, i: usize) -> Result<PositionStatus> {
     PositionStatus::parse(&text).ok_or_else(|| Error::internal(format!("unknown position status {text:?}")))
 }
 
-pub const POSITION_COLUMNS: &str =
+pub(crate) const POSITION_COLUMNS: &str =
     "id, market_id, outcome_id, wallet_id, shares, total_invested, status, claimed_amount, created_at, updated_at";
 
 impl FromRow for Position {
@@ -30,7 +30,7 @@ impl FromRow for Position {
 }
 
 /// What a wallet holds of an outcome, locked.
-pub fn position_of(c: &mut dyn Conn, wallet_id: &str, outcome_id: &str) -> Result<Option<Position>> {
+pub(crate) fn position_of(c: &mut dyn Conn, wallet_id: &str, outcome_id: &str) -> Result<Option<Position>> {
     let sql = format!("SELECT {POSITION_COLUMNS} FROM positions WHERE wallet_id = $1 AND outcome_id = $2{}", c.lock_clause());
     query_opt_as(c, &sql, &[Param::Text(wallet_id), Param::Text(outcome_id)])
 }
@@ -55,7 +55,7 @@ fn new_row(p: &Position) -> [Param<'_>; 9] {
 
 /// Stores a position: inserted when `stored_status` is None (it was never stored), else
 /// updated from that status.
-pub fn save_position(c: &mut dyn Conn, p: &Position, stored_status: Option<PositionStatus>) -> Result<()> {
+pub(crate) fn save_position(c: &mut dyn Conn, p: &Position, stored_status: Option<PositionStatus>) -> Result<()> {
     match stored_status {
         None => c.exec(&format!("{INSERT_POSITIONS} {}", value_rows(1, 9)), &new_row(p))?,
         // Leaving an unchanged status out keeps SQLite from rewriting the position's entry in
@@ -73,7 +73,7 @@ pub fn save_position(c: &mut dyn Conn, p: &Position, stored_status: Option<Posit
 }
 
 /// Stores positions a trade batch kept (see `batch`), new or changed, in one statement.
-pub fn upsert_positions(c: &mut dyn Conn, positions: &[Position]) -> Result<()> {
+pub(crate) fn upsert_positions(c: &mut dyn Conn, positions: &[Position]) -> Result<()> {
     if positions.is_empty() {
         return Ok(());
     }
@@ -117,13 +117,13 @@ pub fn changed_positions_read<'a>(pairs: &'a [(&'a str, &'a str, &'a str, i64)])
 }
 
 /// The market's active positions, oldest first.
-pub fn active_positions(c: &mut dyn Conn, market_id: &str) -> Result<Vec<Position>> {
+pub(crate) fn active_positions(c: &mut dyn Conn, market_id: &str) -> Result<Vec<Position>> {
     let sql = format!("SELECT {POSITION_COLUMNS} FROM positions WHERE market_id = $1 AND status = 'active' ORDER BY created_at, id");
     query_as(c, &sql, &[Param::Text(market_id)])
 }
 
 /// One position by id, locked for this transaction.
-pub fn locked_position(c: &mut dyn Conn, position_id: &str) -> Result<Option<Position>> {
+pub(crate) fn locked_position(c: &mut dyn Conn, position_id: &str) -> Result<Option<Position>> {
     let sql = format!("SELECT {POSITION_COLUMNS} FROM positions WHERE id = $1{}", c.lock_clause());
     query_opt_as(c, &sql, &[Param::Text(position_id)])
 }

@@ -9,11 +9,11 @@ use std::sync::{mpsc, Arc, Mutex};
 use crate::error::{Error, Result};
 
 /// The queue the reader threads share.
-pub struct ReadQueue<J>(Mutex<mpsc::Receiver<J>>);
+pub(crate) struct ReadQueue<J>(Mutex<mpsc::Receiver<J>>);
 
 impl<J> ReadQueue<J> {
     /// The next job, waited for; None once every sender is gone.
-    pub fn next(&self) -> Option<J> {
+    pub(crate) fn next(&self) -> Option<J> {
         // The lock is held only while waiting for the next job, never while running one.
         self.0.lock().ok()?.recv().ok()
     }
@@ -21,7 +21,7 @@ impl<J> ReadQueue<J> {
 
 /// Starts `count` threads named `{name}-{i}`, each running `reader` on the shared queue until
 /// it returns; the threads end once the returned sender (and its clones) are gone.
-pub fn start<J, R>(name: &str, count: usize, reader: R) -> Result<mpsc::Sender<J>>
+pub(crate) fn start<J, R>(name: &str, count: usize, reader: R) -> Result<mpsc::Sender<J>>
 where
     J: Send + 'static,
     R: Fn(&ReadQueue<J>) + Clone + Send + 'static,

@@ -3,7 +3,7 @@
 /// How a failed write is undone when it runs in one transaction with others: SQLite's group
 /// commit, or (for `WholeBatch`) PostgreSQL's trade batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Undo {
+pub(crate) enum Undo {
     /// In a savepoint of its own: a failure at any point undoes this write alone. SQLite
     /// copies every page the write touches into the savepoint's journal first.
     Savepoint,

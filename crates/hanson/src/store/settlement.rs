@@ -97,7 +97,7 @@ fn settlement_body<T: serde::Serialize>(body: &T) -> Result<String> {
 
 /// Resolves: the pool keeps exactly what winners are owed and returns the rest to the
 /// treasury at once; active positions become won or lost.
-pub fn resolve(c: &mut Tx<'_>, provider_id: &str, req: &ResolveRequest, now: Micros) -> Result<Resolution> {
+pub(crate) fn resolve(c: &mut Tx<'_>, provider_id: &str, req: &ResolveRequest, now: Micros) -> Result<Resolution> {
     let m = markets::provider_market(c, provider_id, &req.market_id)?;
     ensure_settleable(&m)?;
     ensure_own_wallet_or_label(c, provider_id, &req.resolver_wallet_id, "resolver_wallet_id")?;
@@ -156,7 +156,7 @@ pub fn resolve(c: &mut Tx<'_>, provider_id: &str, req: &ResolveRequest, now: Mic
 
 /// Cancels: refunds every open position its remaining cost basis (scaled pro rata if the
 /// pool cannot cover all), returns the rest of the pool to the treasury.
-pub fn cancel(c: &mut Tx<'_>, provider_id: &str, req: &CancelRequest, now: Micros) -> Result<Cancellation> {
+pub(crate) fn cancel(c: &mut Tx<'_>, provider_id: &str, req: &CancelRequest, now: Micros) -> Result<Cancellation> {
     let m = markets::provider_market(c, provider_id, &req.market_id)?;
     ensure_settleable(&m)?;
     ensure_own_wallet_or_label(c, provider_id, &req.canceller_wallet_id, "canceller_wallet_id")?;
@@ -221,7 +221,7 @@ pub fn cancel(c: &mut Tx<'_>, provider_id: &str, req: &CancelRequest, now: Micro
 }
 
 /// The caller has checked the session with [`live_session`] in this transaction.
-pub fn claim(c: &mut Tx<'_>, trader: &Trader, position_id: &str, now: Micros) -> Result<ClaimReceipt> {
+pub(crate) fn claim(c: &mut Tx<'_>, trader: &Trader, position_id: &str, now: Micros) -> Result<ClaimReceipt> {
     let p = positions::locked_position(c, position_id)?.filter(|p| trader.wallet_id == p.wallet_id.as_str()).ok_or(Error::NotFound)?;
     match p.status {
         PositionStatus::Claimed => return Err(Error::conflict("already_claimed", "this position was already claimed")),

@@ -11,7 +11,7 @@ use crate::error::Result;
 /// started after it arrived, so the answer is as current as a read of its own would be; one
 /// read serves every caller that arrived while the one before it ran. A caller whose shared
 /// read failed reads on its own, and so gets its own error.
-pub struct SharedRead<T> {
+pub(crate) struct SharedRead<T> {
     state: Mutex<State>,
     answers: watch::Sender<Answer<T>>,
 }
@@ -72,7 +72,7 @@ impl<T> SharedRead<T> {
 impl<T: Clone> SharedRead<T> {
     /// The answer of `read`, run by this caller or by another that started it after this
     /// caller arrived.
-    pub async fn get<F, Fut>(&self, read: F) -> Result<T>
+    pub(crate) async fn get<F, Fut>(&self, read: F) -> Result<T>
     where
         F: Fn() -> Fut,
         Fut: Future<Output = Result<T>>,

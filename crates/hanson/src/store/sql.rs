@@ -114,7 +114,7 @@ impl Row {
 }
 
 /// `$first, $first+1, ...`: `count` placeholders.
-pub fn placeholders(first: usize, count: usize) -> String {
+pub(crate) fn placeholders(first: usize, count: usize) -> String {
     let mut out = String::with_capacity(count * 5);
     push_placeholders(&mut out, first, count);
     out
@@ -137,14 +137,14 @@ fn push_placeholders(out: &mut String, first: usize, count: usize) {
 /// power of two by repeating its last id, so that a few statement shapes serve every length
 /// and stay prepared instead of being parsed again for each new length. `ids` must not be
 /// empty: `IN ()` is no SQL.
-pub fn id_list<S: AsRef<str>>(ids: &[S]) -> (String, Vec<Param<'_>>) {
+pub(crate) fn id_list<S: AsRef<str>>(ids: &[S]) -> (String, Vec<Param<'_>>) {
     let padded = ids.len().next_power_of_two();
     let params = ids.iter().map(|id| Param::Text(id.as_ref())).chain(ids.last().map(|id| Param::Text(id.as_ref())).into_iter().cycle().take(padded - ids.len()));
     (placeholders(1, padded), params.collect())
 }
 
 /// `($1, ..., $columns), ($columns+1, ...), ...`: a multi-row VALUES list.
-pub fn value_rows(rows: usize, columns: usize) -> String {
+pub(crate) fn value_rows(rows: usize, columns: usize) -> String {
     let mut out = String::with_capacity(rows * (columns * 5 + 4));
     for r in 0..rows {
         if r > 0 {
@@ -165,7 +165,7 @@ pub enum Dialect {
 
 impl Dialect {
     /// An ORDER BY key that orders a money column numerically.
-    pub fn money_order(self, column: &str, direction: &str) -> String {
+    pub(crate) fn money_order(self, column: &str, direction: &str) -> String {
         match self {
             // Canonical decimal strings order numerically by (length, text).
             Dialect::Sqlite => format!("length({column}) {direction}, {column} {direction}"),

@@ -13,7 +13,7 @@ use crate::domain::tenant::{Balance, Provider, Token, TransferReceipt, Transferr
 use crate::domain::time::{Micros, Timestamp};
 use crate::error::{Error, Result};
 
-pub fn create_provider(c: &mut dyn Conn, id: &str, name: &str, key_hash: &[u8], now: Micros) -> Result<()> {
+pub(crate) fn create_provider(c: &mut dyn Conn, id: &str, name: &str, key_hash: &[u8], now: Micros) -> Result<()> {
     c.exec(
         "INSERT INTO providers (id, name, created_at) VALUES ($1, $2, $3)",
         &[Param::Text(id), Param::Text(name), Param::Int(now)],
@@ -26,7 +26,7 @@ pub fn create_provider(c: &mut dyn Conn, id: &str, name: &str, key_hash: &[u8], 
 }
 
 /// Replaces the provider's key; the old one stops working with this commit.
-pub fn rotate_key(c: &mut dyn Conn, provider_id: &str, key_hash: &[u8], now: Micros) -> Result<()> {
+pub(crate) fn rotate_key(c: &mut dyn Conn, provider_id: &str, key_hash: &[u8], now: Micros) -> Result<()> {
     if provider(c, provider_id)?.is_none() {
         return Err(Error::NotFound);
     }
@@ -38,13 +38,13 @@ pub fn rotate_key(c: &mut dyn Conn, provider_id: &str, key_hash: &[u8], now: Mic
     Ok(())
 }
 
-pub fn provider(c: &mut dyn Conn, id: &str) -> Result<Option<Provider>> {
+pub(crate) fn provider(c: &mut dyn Conn, id: &str) -> Result<Option<Provider>> {
     let row = c.query_opt("SELECT id, name FROM providers WHERE id = $1", &[Param::Text(id)])?;
     row.map(|r| Ok(Provider { id: r.text(0)?.into(), name: r.text(1)? })).transpose()
 }
 
 /// The provider whose key hashes to `key_hash`, with the stored hash for a constant-time check.
-pub fn provider_by_key_hash(c: &mut dyn Conn, key_hash: &[u8]) -> Result<Option<(Provider, Vec<u8>)>> {
+pub(crate) fn provider_by_key_hash(c: &mut dyn Conn, key_hash: &[u8]) -> Result<Option<(Provider, Vec<u8>)>> {
     let row = c.query_opt(
         "SELECT p.id, p.name, k.key_hash FROM api_keys k JOIN providers p ON p.id = k.provider_id WHERE k.key_hash = $1",
         &[Param::Blob(key_hash)],
@@ -52,7 +52,7 @@ pub fn provider_by_key_hash(c: &mut dyn Conn, key_hash: &[u8]) -> Result<Option<
     row.map(|r| Ok((Provider { id: r.text(0)?.into(), name: r.text(1)? }, r.blob(2)?))).transpose()
 }
 
-pub fn create_token(c: &mut dyn Conn, token: &Token, now: Micros) -> Result<()> {
+pub(crate) fn create_token(c: &mut dyn Conn, token: &Token, now: Micros) -> Result<()> {
     c.exec(
         "INSERT INTO tokens (id, symbol, name, decimals, created_at) VALUES ($1, $2, $3, $4, $5)",
         &[
@@ -72,11 +72,11 @@ impl FromRow for Token {
     }
 }
 
-pub fn tokens(c: &mut dyn Conn) -> Result<Vec<Token>> {
+pub(crate) fn tokens(c: &mut dyn Conn) -> Result<Vec<Token>> {
     query_as(c, "SELECT id, symbol, name, decimals FROM tokens ORDER BY symbol, id", &[])
 }
 
-pub fn token(c: &mut dyn Conn, id: &str) -> Result<Option<Token>> {
+pub(crate) fn token(c: &mut dyn Conn, id: &str) -> Result<Option<Token>> {
     query_opt_as(c, "SELECT id, symbol, name, decimals FROM tokens WHERE id = $1", &[Param::Text(id)])
 }
 
@@ -95,18 +95,18 @@ impl FromRow for Wallet {
 
 const WALLET_COLUMNS: &str = "id, provider_id, address, wallet_type, alt_evm_address, created_at";
 
-pub fn wallet_by_address(c: &mut dyn Conn, provider_id: &str, address: &str) -> Result<Option<Wallet>> {
+pub(crate) fn wallet_by_address(c: &mut dyn Conn, provider_id: &str, address: &str) -> Result<Option<Wallet>> {
     let sql = format!("SELECT {WALLET_COLUMNS} FROM wallets WHERE provider_id = $1 AND address = $2");
     query_opt_as(c, &sql, &[Param::Text(provider_id), Param::Text(address)])
 }
 
-pub fn wallet_by_id(c: &mut dyn Conn, wallet_id: &str) -> Result<Option<Wallet>> {
+pub(crate) fn wallet_by_id(c: &mut dyn Conn, wallet_id: &str) -> Result<Option<Wallet>> {
     let sql = format!("SELECT {WALLET_COLUMNS} FROM wallets WHERE id = $1");
     query_opt_as(c, &sql, &[Param::Text(wallet_id)])
 }
 
 /// The wallet for (provider, lower-cased address), created if missing.
-pub fn ensure_wallet(
+pub(crate) fn ensure_wallet(
     c: &mut dyn Conn,
     provider_id: &str,
     address: &str,
@@ -140,7 +140,7 @@ pub fn ensure_wallet(
 }
 
 /// Every balance of the accounts of `kind` owned by `owner_id`, with token details.
-pub fn balances(c: &mut dyn Conn, kind: &str, owner_id: &str) -> Result<Vec<Balance>> {
+pub(crate) fn balances(c: &mut dyn Conn, kind: &str, owner_id: &str) -> Result<Vec<Balance>> {
     c.query(
         "SELECT t.id, t.symbol, t.decimals, a.balance FROM accounts a JOIN tokens t ON t.id = a.token_id \
          WHERE a.kind = $1 AND a.owner_id = $2 ORDER BY t.symbol, t.id",
@@ -154,7 +154,7 @@ pub fn balances(c: &mut dyn Conn, kind: &str, owner_id: &str) -> Result<Vec<Bala
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExternalKind {
+pub(crate) enum ExternalKind {
     TreasuryDeposit,
     WalletDeposit,
     WalletWithdrawal,
@@ -171,21 +171,21 @@ impl ExternalKind {
 }
 
 #[derive(Clone)]
-pub struct ExternalTransfer {
-    pub provider_id: String,
-    pub kind: ExternalKind,
-    pub token_id: String,
-    pub amount: u128,
-    pub reference: String,
+pub(crate) struct ExternalTransfer {
+    pub(crate) provider_id: String,
+    pub(crate) kind: ExternalKind,
+    pub(crate) token_id: String,
+    pub(crate) amount: u128,
+    pub(crate) reference: String,
     /// Lower-cased; None for treasury deposits.
-    pub wallet_address: Option<String>,
-    pub wallet_type: &'static str,
+    pub(crate) wallet_address: Option<String>,
+    pub(crate) wallet_type: &'static str,
 }
 
 /// A stored response and whether it is a replay of an earlier identical request.
-pub struct Recorded {
-    pub response: TransferReceipt,
-    pub replayed: bool,
+pub(crate) struct Recorded {
+    pub(crate) response: TransferReceipt,
+    pub(crate) replayed: bool,
 }
 
 fn request_hash(t: &ExternalTransfer) -> Vec<u8> {
@@ -210,7 +210,7 @@ fn transferred(t: &ExternalTransfer, balance_after: u128, now: Micros) -> Transf
 }
 
 /// Deposits into a treasury or wallet, or withdraws from a wallet; idempotent by reference.
-pub fn external_transfer(c: &mut Tx<'_>, t: ExternalTransfer, now: Micros) -> Result<Recorded> {
+pub(crate) fn external_transfer(c: &mut Tx<'_>, t: ExternalTransfer, now: Micros) -> Result<Recorded> {
     let hash = request_hash(&t);
     if let Some(row) = c.query_opt(
         "SELECT request_hash, response FROM external_transfers WHERE provider_id = $1 AND kind = $2 AND reference = $3",

@@ -49,14 +49,14 @@ impl FromRow for Delivery {
 
 /// A checked new endpoint (see `domain::webhook`).
 #[derive(Clone)]
-pub struct NewEndpoint {
-    pub url: String,
-    pub event_types: String,
-    pub description: Option<String>,
-    pub secret: String,
+pub(crate) struct NewEndpoint {
+    pub(crate) url: String,
+    pub(crate) event_types: String,
+    pub(crate) description: Option<String>,
+    pub(crate) secret: String,
 }
 
-pub fn create_endpoint(c: &mut dyn Conn, provider_id: &str, new: NewEndpoint, now: Micros) -> Result<Endpoint> {
+pub(crate) fn create_endpoint(c: &mut dyn Conn, provider_id: &str, new: NewEndpoint, now: Micros) -> Result<Endpoint> {
     let id = new_id();
     c.exec(
         "INSERT INTO webhook_endpoints (id, provider_id, url, event_types, description, enabled, secret, created_at, updated_at) \
@@ -75,7 +75,7 @@ pub fn create_endpoint(c: &mut dyn Conn, provider_id: &str, new: NewEndpoint, no
 }
 
 /// The provider's endpoint (another provider's is 404).
-pub fn endpoint(c: &mut dyn Conn, provider_id: &str, id: &str) -> Result<Endpoint> {
+pub(crate) fn endpoint(c: &mut dyn Conn, provider_id: &str, id: &str) -> Result<Endpoint> {
     super::sql::query_opt_as(
         c,
         &format!("SELECT {ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = $1 AND provider_id = $2"),
@@ -85,7 +85,7 @@ pub fn endpoint(c: &mut dyn Conn, provider_id: &str, id: &str) -> Result<Endpoin
 }
 
 /// The provider's endpoints, oldest first.
-pub fn list_endpoints(c: &mut dyn Conn, provider_id: &str, page: PageRequest) -> Result<Page<Endpoint>> {
+pub(crate) fn list_endpoints(c: &mut dyn Conn, provider_id: &str, page: PageRequest) -> Result<Page<Endpoint>> {
     let total = c.query_one("SELECT COUNT(*) FROM webhook_endpoints WHERE provider_id = $1", &[Param::Text(provider_id)])?.int(0)?;
     let rows = super::sql::query_as(
         c,
@@ -99,14 +99,14 @@ pub fn list_endpoints(c: &mut dyn Conn, provider_id: &str, page: PageRequest) ->
 
 /// A checked change; `None` leaves a field as it is.
 #[derive(Clone, Default)]
-pub struct EndpointChange {
-    pub url: Option<String>,
-    pub event_types: Option<String>,
-    pub description: Option<String>,
-    pub enabled: Option<bool>,
+pub(crate) struct EndpointChange {
+    pub(crate) url: Option<String>,
+    pub(crate) event_types: Option<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) enabled: Option<bool>,
 }
 
-pub fn update_endpoint(c: &mut dyn Conn, provider_id: &str, id: &str, change: EndpointChange, now: Micros) -> Result<Endpoint> {
+pub(crate) fn update_endpoint(c: &mut dyn Conn, provider_id: &str, id: &str, change: EndpointChange, now: Micros) -> Result<Endpoint> {
     endpoint(c, provider_id, id)?;
     let enabled = change.enabled.map(i64::from);
     // Enabling again forgets why it was disabled and its run of failures.
@@ -130,7 +130,7 @@ pub fn update_endpoint(c: &mut dyn Conn, provider_id: &str, id: &str, change: En
 }
 
 /// Deletes the endpoint and its deliveries.
-pub fn delete_endpoint(c: &mut dyn Conn, provider_id: &str, id: &str) -> Result<()> {
+pub(crate) fn delete_endpoint(c: &mut dyn Conn, provider_id: &str, id: &str) -> Result<()> {
     endpoint(c, provider_id, id)?;
     c.exec("DELETE FROM webhook_deliveries WHERE endpoint_id = $1", &[Param::Text(id)])?;
     c.exec("DELETE FROM webhook_endpoints WHERE id = $1", &[Param::Text(id)])?;
@@ -138,7 +138,7 @@ pub fn delete_endpoint(c: &mut dyn Conn, provider_id: &str, id: &str) -> Result<
 }
 
 /// Replaces the secret; the old one still signs for [`ROTATION_OVERLAP`].
-pub fn rotate_secret(c: &mut dyn Conn, provider_id: &str, id: &str, secret: &str, now: Micros) -> Result<()> {
+pub(crate) fn rotate_secret(c: &mut dyn Conn, provider_id: &str, id: &str, secret: &str, now: Micros) -> Result<()> {
     endpoint(c, provider_id, id)?;
     c.exec(
         "UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_until = $1, secret = $2, updated_at = $3 WHERE id = $4",
@@ -148,7 +148,7 @@ pub fn rotate_secret(c: &mut dyn Conn, provider_id: &str, id: &str, secret: &str
 }
 
 /// The endpoint's deliveries, newest first.
-pub fn deliveries(
+pub(crate) fn deliveries(
     c: &mut dyn Conn,
     provider_id: &str,
     endpoint_id: &str,
@@ -176,7 +176,7 @@ fn delivery(c: &mut dyn Conn, id: i64) -> Result<Delivery> {
 }
 
 /// One more attempt of a delivery, now, whatever its status (it is not retried after).
-pub fn retry_delivery(c: &mut dyn Conn, provider_id: &str, endpoint_id: &str, delivery_id: &str, now: Micros) -> Result<Delivery> {
+pub(crate) fn retry_delivery(c: &mut dyn Conn, provider_id: &str, endpoint_id: &str, delivery_id: &str, now: Micros) -> Result<Delivery> {
     endpoint(c, provider_id, endpoint_id)?;
     let delivery_id: i64 = delivery_id.parse().map_err(|_| Error::NotFound)?;
     let row = c.query_opt(
@@ -199,7 +199,7 @@ pub fn retry_delivery(c: &mut dyn Conn, provider_id: &str, endpoint_id: &str, de
 }
 
 /// A `webhook.test` event for this endpoint alone, delivered like any other.
-pub fn send_test(c: &mut dyn Conn, provider_id: &str, endpoint_id: &str, now: Micros) -> Result<Delivery> {
+pub(crate) fn send_test(c: &mut dyn Conn, provider_id: &str, endpoint_id: &str, now: Micros) -> Result<Delivery> {
     endpoint(c, provider_id, endpoint_id)?;
     let event_id = new_id();
     let envelope = crate::domain::event::webhook_test_envelope(&event_id, now, endpoint_id)?;
@@ -222,11 +222,11 @@ pub fn send_test(c: &mut dyn Conn, provider_id: &str, endpoint_id: &str, now: Mi
 /// The columns of the events a write records that choose their endpoints:
 /// `(event_position, event_id, kind, provider_id, market_id)`. A market event's provider is
 /// its market's.
-pub const SOURCE_COLUMNS: usize = 5;
+pub(crate) const SOURCE_COLUMNS: usize = 5;
 
 /// `INSERT` of a pending delivery for every enabled endpoint of each event's provider that
 /// subscribes to its type; the events are the CTE or table `source` with [`SOURCE_COLUMNS`].
-pub fn enqueue_sql(now_param: usize) -> String {
+pub(crate) fn enqueue_sql(now_param: usize) -> String {
     format!(
         "INSERT INTO webhook_deliveries (endpoint_id, event_position, event_id, event_type, status, next_attempt_at, created_at, updated_at) \
          SELECT w.id, source.event_position, source.event_id, source.kind, 'pending', ${now_param}, ${now_param}, ${now_param} \
@@ -237,28 +237,28 @@ pub fn enqueue_sql(now_param: usize) -> String {
 
 /// A claimed attempt: what to send, and to whom.
 #[derive(Debug, Clone)]
-pub struct Claimed {
-    pub delivery_id: i64,
-    pub endpoint_id: String,
-    pub url: String,
+pub(crate) struct Claimed {
+    pub(crate) delivery_id: i64,
+    pub(crate) endpoint_id: String,
+    pub(crate) url: String,
     /// The secrets that sign it: the current one, and the replaced one during a rotation.
-    pub secrets: Vec<String>,
-    pub event_id: String,
+    pub(crate) secrets: Vec<String>,
+    pub(crate) event_id: String,
     /// The envelope; None when the event is no longer kept.
-    pub body: Option<String>,
+    pub(crate) body: Option<String>,
     /// Attempts made before this one.
-    pub attempts: i64,
-    pub manual: bool,
+    pub(crate) attempts: i64,
+    pub(crate) manual: bool,
 }
 
 /// Claims up to `limit` due deliveries of enabled endpoints not in `busy` until `lease_until`:
 /// no other node attempts them before. Oldest due first.
 /// Whether any provider has an enabled endpoint.
-pub fn any_enabled_endpoint(c: &mut dyn Conn) -> Result<bool> {
+pub(crate) fn any_enabled_endpoint(c: &mut dyn Conn) -> Result<bool> {
     Ok(c.query_opt("SELECT 1 FROM webhook_endpoints WHERE enabled = 1 LIMIT 1", &[])?.is_some())
 }
 
-pub fn claim_due(c: &mut dyn Conn, now: Micros, lease_until: Micros, limit: i64, busy: &[String]) -> Result<Vec<Claimed>> {
+pub(crate) fn claim_due(c: &mut dyn Conn, now: Micros, lease_until: Micros, limit: i64, busy: &[String]) -> Result<Vec<Claimed>> {
     let lock = match c.dialect() {
         Dialect::Sqlite => "",
         Dialect::Postgres => " FOR UPDATE OF d SKIP LOCKED",
@@ -312,19 +312,19 @@ pub fn claim_due(c: &mut dyn Conn, now: Micros, lease_until: Micros, limit: i64,
 
 /// What became of one claimed attempt.
 #[derive(Debug, Clone)]
-pub struct Finished {
-    pub delivery_id: i64,
-    pub endpoint_id: String,
+pub(crate) struct Finished {
+    pub(crate) delivery_id: i64,
+    pub(crate) endpoint_id: String,
     /// Attempts made, this one included.
-    pub attempts: i64,
-    pub outcome: AttemptOutcome,
-    pub next: Next,
+    pub(crate) attempts: i64,
+    pub(crate) outcome: AttemptOutcome,
+    pub(crate) next: Next,
 }
 
 /// Records finished attempts and what they do to their endpoints: a success ends its run of
 /// failures, 410 disables it, and a failure after five days of nothing but failures too.
 /// Successes, nearly all of them, take one statement per answer status.
-pub fn finish(c: &mut dyn Conn, finished: &[Finished], now: Micros) -> Result<()> {
+pub(crate) fn finish(c: &mut dyn Conn, finished: &[Finished], now: Micros) -> Result<()> {
     let mut succeeded: std::collections::BTreeMap<u16, Vec<i64>> = std::collections::BTreeMap::new();
     let mut recovered: Vec<&str> = Vec::new();
     for f in finished {
@@ -402,12 +402,12 @@ pub fn finish(c: &mut dyn Conn, finished: &[Finished], now: Micros) -> Result<()
 }
 
 /// Deliveries that ended more than `keep_for` ago are forgotten.
-pub fn prune(c: &mut dyn Conn, now: Micros, keep_for: Micros) -> Result<u64> {
+pub(crate) fn prune(c: &mut dyn Conn, now: Micros, keep_for: Micros) -> Result<u64> {
     c.exec("DELETE FROM webhook_deliveries WHERE status <> 'pending' AND updated_at < $1", &[Param::Int(now - keep_for)])
 }
 
 /// Gives claimed deliveries back before their lease ends (a node over an endpoint's bound).
-pub fn release(c: &mut dyn Conn, ids: &[i64]) -> Result<()> {
+pub(crate) fn release(c: &mut dyn Conn, ids: &[i64]) -> Result<()> {
     if ids.is_empty() {
         return Ok(());
     }

@@ -12,7 +12,7 @@ pub(crate) mod plan;
 pub(crate) mod quote;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SellBy {
+pub(crate) enum SellBy {
     Shares(u128),
     /// Net proceeds after the fee.
     TargetProceeds(u128),
@@ -20,68 +20,68 @@ pub enum SellBy {
 
 /// Who is trading: the wallet and session behind an access token.
 #[derive(Debug, Clone)]
-pub struct Trader {
-    pub wallet_id: WalletId,
-    pub session_id: SessionId,
-    pub provider_id: ProviderId,
+pub(crate) struct Trader {
+    pub(crate) wallet_id: WalletId,
+    pub(crate) session_id: SessionId,
+    pub(crate) provider_id: ProviderId,
 }
 
 #[derive(Debug, Clone)]
-pub struct BetRequest {
-    pub market_id: MarketId,
-    pub outcome_id: OutcomeId,
-    pub amount: u128,
+pub(crate) struct BetRequest {
+    pub(crate) market_id: MarketId,
+    pub(crate) outcome_id: OutcomeId,
+    pub(crate) amount: u128,
 }
 
 #[derive(Debug, Clone)]
-pub struct SellRequest {
-    pub market_id: MarketId,
-    pub outcome_id: OutcomeId,
-    pub by: SellBy,
+pub(crate) struct SellRequest {
+    pub(crate) market_id: MarketId,
+    pub(crate) outcome_id: OutcomeId,
+    pub(crate) by: SellBy,
 }
 
 /// What every trade receipt says of its state: it is recorded and durable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
-pub enum TradeStatus {
+pub(crate) enum TradeStatus {
     Confirmed,
 }
 
 /// What the receipts of a bet and of a sale both say: where, by whom, at what price and
 /// fee, the wallet's balance around it, the position and the price it left.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct FilledTrade {
-    pub market_id: MarketId,
-    pub outcome_id: OutcomeId,
-    pub session_id: SessionId,
-    pub average_price: String,
-    pub transaction_fee: Wei,
-    pub balance_before: Wei,
-    pub balance_after: Wei,
-    pub position_id: PositionId,
-    pub new_outcome_price: String,
-    pub created_at: Timestamp,
-    pub status: TradeStatus,
+pub(crate) struct FilledTrade {
+    pub(crate) market_id: MarketId,
+    pub(crate) outcome_id: OutcomeId,
+    pub(crate) session_id: SessionId,
+    pub(crate) average_price: String,
+    pub(crate) transaction_fee: Wei,
+    pub(crate) balance_before: Wei,
+    pub(crate) balance_after: Wei,
+    pub(crate) position_id: PositionId,
+    pub(crate) new_outcome_price: String,
+    pub(crate) created_at: Timestamp,
+    pub(crate) status: TradeStatus,
 }
 
 /// A placed bet (spec 4.2, Place Bet).
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct BetReceipt {
-    pub bet_id: TradeId,
-    pub amount: Wei,
-    pub shares_purchased: Wei,
-    pub net_amount: Wei,
+pub(crate) struct BetReceipt {
+    pub(crate) bet_id: TradeId,
+    pub(crate) amount: Wei,
+    pub(crate) shares_purchased: Wei,
+    pub(crate) net_amount: Wei,
     #[serde(flatten)]
-    pub fill: FilledTrade,
+    pub(crate) fill: FilledTrade,
 }
 
 /// A sale of shares (spec 4.2, Sell).
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-pub struct SaleReceipt {
-    pub transaction_id: TradeId,
-    pub shares_sold: Wei,
-    pub proceeds: Wei,
-    pub net_proceeds: Wei,
+pub(crate) struct SaleReceipt {
+    pub(crate) transaction_id: TradeId,
+    pub(crate) shares_sold: Wei,
+    pub(crate) proceeds: Wei,
+    pub(crate) net_proceeds: Wei,
     #[serde(flatten)]
-    pub fill: FilledTrade,
+    pub(crate) fill: FilledTrade,
 }

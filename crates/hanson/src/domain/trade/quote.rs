@@ -20,7 +20,7 @@ fn engine_error(e: lmsr::LmsrError) -> Error {
 }
 
 /// Trades need an active market inside its trading window.
-pub fn ensure_open(m: &Market, now: Micros) -> Result<()> {
+pub(crate) fn ensure_open(m: &Market, now: Micros) -> Result<()> {
     if m.stored_status != MarketStatus::Active || now < m.starts_at || now >= m.ends_at {
         return Err(Error::conflict("market_not_open", format!("the market is not open for trading (status {})", m.status(now))));
     }
@@ -28,14 +28,14 @@ pub fn ensure_open(m: &Market, now: Micros) -> Result<()> {
 }
 
 #[derive(Debug, Clone)]
-pub struct BuyQuote {
-    pub fee: FeeSplit,
-    pub net_amount: u128,
-    pub shares: u128,
-    pub average_price: String,
-    pub price_impact: String,
-    pub current_price: lmsr::Price,
-    pub new_prices: Vec<lmsr::Price>,
+pub(crate) struct BuyQuote {
+    pub(crate) fee: FeeSplit,
+    pub(crate) net_amount: u128,
+    pub(crate) shares: u128,
+    pub(crate) average_price: String,
+    pub(crate) price_impact: String,
+    pub(crate) current_price: lmsr::Price,
+    pub(crate) new_prices: Vec<lmsr::Price>,
 }
 
 /// average price as a 10^36-scaled fixed point, for comparing with an engine price.
@@ -43,7 +43,7 @@ fn scaled_ratio(num: u128, den: u128) -> u128 {
     mul_div(num, lmsr::PRICE_SCALE, den, Rounding::Down).unwrap_or(u128::MAX)
 }
 
-pub fn quote_buy(m: &Market, outcome: usize, amount: u128, now: Micros) -> Result<BuyQuote> {
+pub(crate) fn quote_buy(m: &Market, outcome: usize, amount: u128, now: Micros) -> Result<BuyQuote> {
     ensure_open(m, now)?;
     if amount < m.min_bet {
         return Err(Error::rule_on("bet_below_minimum", "amount", format!("the minimum bet is {}", m.min_bet)));
@@ -73,15 +73,15 @@ pub fn quote_buy(m: &Market, outcome: usize, amount: u128, now: Micros) -> Resul
 
 
 #[derive(Debug, Clone)]
-pub struct SellQuote {
-    pub shares: u128,
-    pub proceeds: u128,
-    pub fee: FeeSplit,
-    pub net_proceeds: u128,
-    pub average_price: String,
-    pub price_impact: String,
-    pub current_price: lmsr::Price,
-    pub new_prices: Vec<lmsr::Price>,
+pub(crate) struct SellQuote {
+    pub(crate) shares: u128,
+    pub(crate) proceeds: u128,
+    pub(crate) fee: FeeSplit,
+    pub(crate) net_proceeds: u128,
+    pub(crate) average_price: String,
+    pub(crate) price_impact: String,
+    pub(crate) current_price: lmsr::Price,
+    pub(crate) new_prices: Vec<lmsr::Price>,
 }
 
 /// The smallest gross proceeds whose net (after the rounded-up fee) reaches `target`:
@@ -93,7 +93,7 @@ fn gross_for_net(target: u128, fee_units: u32) -> Option<u128> {
 
 /// `held` bounds the shares that may be sold (the caller's position, or all outstanding
 /// shares for a public preview).
-pub fn quote_sell(m: &Market, outcome: usize, by: SellBy, held: u128, now: Micros) -> Result<SellQuote> {
+pub(crate) fn quote_sell(m: &Market, outcome: usize, by: SellBy, held: u128, now: Micros) -> Result<SellQuote> {
     ensure_open(m, now)?;
     let mut q = m.shares();
     let prices = lmsr::prices(m.b, &q).map_err(engine_error)?;

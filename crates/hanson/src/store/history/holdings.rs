@@ -12,13 +12,13 @@ use crate::store::positions::POSITION_COLUMNS;
 use crate::store::sql::{query_as, Conn, Param};
 
 #[derive(Debug, Clone, Default)]
-pub struct HoldingsQuery {
-    pub wallet_id: String,
-    pub market_id: Option<String>,
-    pub outcome_id: Option<String>,
-    pub status: Option<String>,
-    pub page: PageRequest,
-    pub sort: Sort,
+pub(crate) struct HoldingsQuery {
+    pub(crate) wallet_id: String,
+    pub(crate) market_id: Option<String>,
+    pub(crate) outcome_id: Option<String>,
+    pub(crate) status: Option<String>,
+    pub(crate) page: PageRequest,
+    pub(crate) sort: Sort,
 }
 
 /// Markets of the positions valued so far: the market, its prices and payout terms.
@@ -37,7 +37,7 @@ fn value_position(c: &mut dyn Conn, p: Position, markets_seen: &mut Seen) -> Res
 }
 
 /// Every position of a wallet, valued, oldest first (the user stream's snapshot).
-pub fn wallet_holdings(c: &mut dyn Conn, wallet_id: &str) -> Result<Vec<Holding>> {
+pub(crate) fn wallet_holdings(c: &mut dyn Conn, wallet_id: &str) -> Result<Vec<Holding>> {
     let sql = format!("SELECT {POSITION_COLUMNS} FROM positions WHERE wallet_id = $1 ORDER BY created_at, id");
     let positions: Vec<Position> = query_as(c, &sql, &[Param::Text(wallet_id)])?;
     let mut seen = HashMap::new();
@@ -45,7 +45,7 @@ pub fn wallet_holdings(c: &mut dyn Conn, wallet_id: &str) -> Result<Vec<Holding>
 }
 
 /// Only the caller's positions. Values depend on live prices, so sorting happens here.
-pub fn holdings(c: &mut dyn Conn, q: &HoldingsQuery) -> Result<Page<Holding>> {
+pub(crate) fn holdings(c: &mut dyn Conn, q: &HoldingsQuery) -> Result<Page<Holding>> {
     let mut clauses = vec!["wallet_id = $1".to_string()];
     let mut params: Vec<Param<'_>> = vec![Param::Text(&q.wallet_id)];
     for (column, value) in [("market_id", &q.market_id), ("outcome_id", &q.outcome_id), ("status", &q.status)] {

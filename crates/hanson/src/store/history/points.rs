@@ -22,7 +22,7 @@ pub fn record_prices(c: &mut dyn Conn, market_id: &str, points: &[NewPricePoint<
 }
 
 /// Inserts a trade's price points; returns the candle rows they make, to upsert.
-pub fn insert_price_points(c: &mut dyn Conn, market_id: &str, points: &[NewPricePoint<'_>], at: Micros) -> Result<Vec<Candle>> {
+pub(crate) fn insert_price_points(c: &mut dyn Conn, market_id: &str, points: &[NewPricePoint<'_>], at: Micros) -> Result<Vec<Candle>> {
     let totals_after =
         points.iter().map(|p| p.total_before.checked_add(p.volume).ok_or_else(|| Error::internal("volume total overflow"))).collect::<Result<Vec<_>>>()?;
     let mut params: Vec<Param<'_>> = Vec::with_capacity(points.len() * 6);
@@ -50,12 +50,12 @@ pub fn insert_price_points(c: &mut dyn Conn, market_id: &str, points: &[NewPrice
 
 /// Points of one market arrive in time order (trades lock the market and never move its
 /// clock backwards), so the newest rows are the candles' last.
-pub fn upsert_candles(c: &mut dyn Conn, market_id: &str, candles: &[Candle]) -> Result<()> {
+pub(crate) fn upsert_candles(c: &mut dyn Conn, market_id: &str, candles: &[Candle]) -> Result<()> {
     upsert_candles_of(c, &[(market_id, candles)])
 }
 
 /// [`upsert_candles`] for several markets in one statement (no two rows of one candle).
-pub fn upsert_candles_of(c: &mut dyn Conn, markets: &[(&str, &[Candle])]) -> Result<()> {
+pub(crate) fn upsert_candles_of(c: &mut dyn Conn, markets: &[(&str, &[Candle])]) -> Result<()> {
     let count: usize = markets.iter().map(|(_, candles)| candles.len()).sum();
     if count == 0 {
         return Ok(());

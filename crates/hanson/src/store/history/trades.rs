@@ -9,18 +9,18 @@ use crate::error::{Error, Result};
 use crate::store::sql::{Conn, Param};
 
 #[derive(Debug, Clone)]
-pub struct TradeQuery {
-    pub market_id: Option<String>,
-    pub outcome_id: Option<String>,
-    pub wallet_address: Option<String>,
-    pub transaction_type: Option<String>,
-    pub from: Option<Micros>,
-    pub to: Option<Micros>,
-    pub page: PageRequest,
-    pub sort: Sort,
+pub(crate) struct TradeQuery {
+    pub(crate) market_id: Option<String>,
+    pub(crate) outcome_id: Option<String>,
+    pub(crate) wallet_address: Option<String>,
+    pub(crate) transaction_type: Option<String>,
+    pub(crate) from: Option<Micros>,
+    pub(crate) to: Option<Micros>,
+    pub(crate) page: PageRequest,
+    pub(crate) sort: Sort,
 }
 
-pub fn trades(c: &mut dyn Conn, q: &TradeQuery) -> Result<Page<TradeRecord>> {
+pub(crate) fn trades(c: &mut dyn Conn, q: &TradeQuery) -> Result<Page<TradeRecord>> {
     let mut clauses: Vec<String> = Vec::new();
     let mut params: Vec<Param<'_>> = Vec::new();
     for (column, value) in [

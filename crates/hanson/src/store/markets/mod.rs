@@ -28,7 +28,7 @@ fn json_column(r: &Row, i: usize) -> Result<Json> {
 }
 
 /// A market's stored status column.
-pub fn stored_status(r: &Row, i: usize) -> Result<MarketStatus> {
+pub(crate) fn stored_status(r: &Row, i: usize) -> Result<MarketStatus> {
     let text = r.text(i)?;
     MarketStatus::parse(&text).ok_or_else(|| Error::internal(format!("unknown market status {text:?}")))
 }
@@ -123,14 +123,14 @@ fn with_details(mut markets: Vec<Market>, outcome_rows: &[Row], pool_rows: &[Row
 }
 
 /// A market with its outcomes and pool; `lock` takes the row lock where the dialect has one.
-pub fn market(c: &mut dyn Conn, id: &str, lock: bool) -> Result<Option<Market>> {
+pub(crate) fn market(c: &mut dyn Conn, id: &str, lock: bool) -> Result<Option<Market>> {
     Ok(markets_by_id(c, &[id], lock)?.pop())
 }
 
 /// The markets among `ids` that exist, with their outcomes and pools, in no set order;
 /// `lock` takes their row locks (in id order, so two writers locking overlapping sets cannot
 /// each hold one the other waits for) where the dialect has them. One round trip.
-pub fn markets_by_id(c: &mut dyn Conn, ids: &[&str], lock: bool) -> Result<Vec<Market>> {
+pub(crate) fn markets_by_id(c: &mut dyn Conn, ids: &[&str], lock: bool) -> Result<Vec<Market>> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
@@ -156,7 +156,7 @@ fn markets_by_id_reads<'a>(c: &dyn Conn, ids: &'a [&'a str], pools: &'a [String]
 }
 
 /// The markets whose rows [`markets_by_id_reads`]' statements returned.
-pub fn markets_from(mut rows: Vec<Vec<Row>>) -> Result<Vec<Market>> {
+pub(crate) fn markets_from(mut rows: Vec<Vec<Row>>) -> Result<Vec<Market>> {
     // The lock's rows, if it was read, come first and say nothing more.
     let last = rows.split_off(rows.len().saturating_sub(3));
     let [market_rows, outcome_rows, pool_rows] =
@@ -170,7 +170,7 @@ pub fn markets_from(mut rows: Vec<Vec<Row>>) -> Result<Vec<Market>> {
 /// none. Only markets stored at another revision come back, with their outcomes, so a copy is
 /// used only while it is the stored row (the lock keeps it so). Pools are not read: they are
 /// among the balances a batch reads. Their rows, in order, are [`changed_markets_from`]'s.
-pub fn changed_markets_reads<'a>(markets: &'a [(&'a str, i64)]) -> Vec<(String, Vec<Param<'a>>)> {
+pub(crate) fn changed_markets_reads<'a>(markets: &'a [(&'a str, i64)]) -> Vec<(String, Vec<Param<'a>>)> {
     let padded = markets.len().next_power_of_two();
     // The lock's list padded as `id_list` pads it (repeating the last id).
     let last = markets.last().map_or("", |(id, _)| *id);
@@ -196,14 +196,14 @@ pub fn changed_markets_reads<'a>(markets: &'a [(&'a str, i64)]) -> Vec<(String, 
 }
 
 /// The markets [`changed_markets_reads`] returned, with their outcomes; their pools are 0.
-pub fn changed_markets_from(rows: Vec<Vec<Row>>) -> Result<Vec<Market>> {
+pub(crate) fn changed_markets_from(rows: Vec<Vec<Row>>) -> Result<Vec<Market>> {
     let [_lock, market_rows, outcome_rows] = <[Vec<Row>; 3]>::try_from(rows).map_err(|_| Error::internal("the markets' reads"))?;
     let markets = market_rows.iter().map(Market::from_row).collect::<Result<Vec<_>>>()?;
     with_details(markets, &outcome_rows, &[])
 }
 
 /// The provider's own market, or 404 (another provider's market is invisible).
-pub fn provider_market(c: &mut dyn Conn, provider_id: &str, id: &str) -> Result<Market> {
+pub(crate) fn provider_market(c: &mut dyn Conn, provider_id: &str, id: &str) -> Result<Market> {
     match market(c, id, true)? {
         Some(m) if m.provider_id == provider_id => Ok(m),
         _ => Err(Error::NotFound),
@@ -211,7 +211,7 @@ pub fn provider_market(c: &mut dyn Conn, provider_id: &str, id: &str) -> Result<
 }
 
 /// The market an outcome belongs to, and the outcome's position in it.
-pub fn market_of_outcome(c: &mut dyn Conn, outcome_id: &str) -> Result<Option<(Market, usize)>> {
+pub(crate) fn market_of_outcome(c: &mut dyn Conn, outcome_id: &str) -> Result<Option<(Market, usize)>> {
     let Some(row) = c.query_opt("SELECT market_id FROM outcomes WHERE id = $1", &[Param::Text(outcome_id)])? else {
         return Ok(None);
     };
@@ -222,7 +222,7 @@ pub fn market_of_outcome(c: &mut dyn Conn, outcome_id: &str) -> Result<Option<(M
 }
 
 /// Stores a market's totals after `trades` more trades, and those of `outcomes` (of it).
-pub fn write_totals(c: &mut dyn Conn, m: &Market, outcomes: &[&Outcome], trades: i64) -> Result<()> {
+pub(crate) fn write_totals(c: &mut dyn Conn, m: &Market, outcomes: &[&Outcome], trades: i64) -> Result<()> {
     for o in outcomes {
         c.exec_later(
             "UPDATE outcomes SET total_shares = $1, total_volume = $2 WHERE id = $3",
@@ -238,7 +238,7 @@ pub fn write_totals(c: &mut dyn Conn, m: &Market, outcomes: &[&Outcome], trades:
 }
 
 /// [`write_totals`] of several markets and `outcomes` of theirs, a statement per table.
-pub fn write_totals_of(c: &mut dyn Conn, outcomes: &[&Outcome], markets: &[(&Market, i64)]) -> Result<()> {
+pub(crate) fn write_totals_of(c: &mut dyn Conn, outcomes: &[&Outcome], markets: &[(&Market, i64)]) -> Result<()> {
     if markets.is_empty() {
         return Ok(());
     }
@@ -272,7 +272,7 @@ pub fn write_totals_of(c: &mut dyn Conn, outcomes: &[&Outcome], markets: &[(&Mar
 }
 
 /// The settlement terms of a resolved market: (numerator, denominator) per winning share.
-pub fn payout_terms(c: &mut dyn Conn, market_id: &str) -> Result<(u128, u128)> {
+pub(crate) fn payout_terms(c: &mut dyn Conn, market_id: &str) -> Result<(u128, u128)> {
     let row = c.query_one("SELECT payout_num, payout_den FROM markets WHERE id = $1", &[Param::Text(market_id)])?;
     Ok((row.opt_money(0)?.unwrap_or(1), row.opt_money(1)?.unwrap_or(1)))
 }

@@ -40,14 +40,14 @@ struct Versions {
 
 /// The versions a search reads before anything it shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MarketVersions {
+pub(crate) struct MarketVersions {
     /// The market set's version.
-    pub set: i64,
+    pub(crate) set: i64,
     /// The data version.
-    pub data: i64,
+    pub(crate) data: i64,
 }
 
-pub fn versions(c: &mut dyn Conn) -> Result<MarketVersions> {
+pub(crate) fn versions(c: &mut dyn Conn) -> Result<MarketVersions> {
     let row = c.query_one("SELECT version, data_version FROM market_set_version", &[])?;
     Ok(MarketVersions { set: row.int(0)?, data: row.int(1)? })
 }
@@ -55,7 +55,7 @@ pub fn versions(c: &mut dyn Conn) -> Result<MarketVersions> {
 /// Up to `limit` markets whose ids sort below `before` (from the last when `None`), with the
 /// versions read before them and the lowest id read (the next call's `before`; `None` when
 /// none was left).
-pub fn markets_before(c: &mut dyn Conn, before: Option<&str>, limit: i64) -> Result<(MarketVersions, Vec<Market>, Option<String>)> {
+pub(crate) fn markets_before(c: &mut dyn Conn, before: Option<&str>, limit: i64) -> Result<(MarketVersions, Vec<Market>, Option<String>)> {
     let current = versions(c)?;
     let rows = match before {
         Some(id) => c.query("SELECT id FROM markets WHERE id < $1 ORDER BY id DESC LIMIT $2", &[Param::Text(id), Param::Int(limit)])?,
@@ -79,7 +79,7 @@ struct Cached<T> {
 /// list of its sort and a catalog of every market's filtered columns; only a text query is
 /// matched in SQL, once per filter set.
 #[derive(Default)]
-pub struct SearchCache {
+pub(crate) struct SearchCache {
     inner: Mutex<CacheInner>,
     /// One gate per list key: concurrent misses of one list build it once.
     gates: Mutex<HashMap<String, Arc<Mutex<()>>>>,
@@ -338,7 +338,7 @@ fn members_valid_until(c: &mut dyn Conn, q: &SearchMarkets, now: Micros) -> Resu
 }
 
 /// Renderings of markets a caller keeps for search pages.
-pub trait Renderings {
+pub(crate) trait Renderings {
     type Item;
     /// For each id, what is kept of it: a rendering known current under `data_version` whose
     /// status still holds at `now`, one to be checked against its revision, or nothing.
@@ -349,7 +349,7 @@ pub trait Renderings {
 }
 
 /// What a caller keeps of one market of a search page.
-pub enum Kept<T> {
+pub(crate) enum Kept<T> {
     Current(T),
     /// A rendering that is current only if the market's revision and status are unchanged.
     Unverified,
@@ -358,21 +358,21 @@ pub enum Kept<T> {
 
 /// One market of a search page: a rendering the caller keeps, or the market loaded to be
 /// rendered.
-pub enum SearchHit<T> {
+pub(crate) enum SearchHit<T> {
     Cached(T),
     Loaded(Market),
 }
 
-pub struct SearchPage<T> {
-    pub page: Page<SearchHit<T>>,
+pub(crate) struct SearchPage<T> {
+    pub(crate) page: Page<SearchHit<T>>,
     /// The data version read before any market of the page.
-    pub data_version: i64,
+    pub(crate) data_version: i64,
 }
 
 /// A page of a market search at `now`. The versions it reads are shared with the searches
 /// arriving at the same time, each still getting versions read after it arrived. A page whose
 /// list and renderings are current under them is served from memory; the rest in one read.
-pub async fn search<R>(store: &Store, cache: Arc<SearchCache>, q: SearchMarkets, now: Micros, renderings: Arc<R>) -> Result<SearchPage<R::Item>>
+pub(crate) async fn search<R>(store: &Store, cache: Arc<SearchCache>, q: SearchMarkets, now: Micros, renderings: Arc<R>) -> Result<SearchPage<R::Item>>
 where
     R: Renderings + Send + Sync + 'static,
     R::Item: Send + 'static,

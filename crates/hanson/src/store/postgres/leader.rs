@@ -25,14 +25,14 @@ const LEADER_CHECK: Duration = Duration::from_secs(1);
 
 /// Where the leader answers and the key its forwarded requests carry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Leader {
-    pub url: String,
-    pub key: String,
+pub(crate) struct Leader {
+    pub(crate) url: String,
+    pub(crate) key: String,
 }
 
 /// What a node knows of the lead.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Leadership {
+pub(crate) enum Leadership {
     /// This node holds the lock; its own `Leader` is stored.
     Leading,
     /// Another node holds it (or held it last and has not been replaced yet).
@@ -45,7 +45,7 @@ impl PostgresBackend {
     /// Takes the lead when it is free, or follows whoever holds it, telling `report` of
     /// every check, until `stopped`. Runs on a thread of its own (the driver is blocking);
     /// reconnects after a failure.
-    pub fn lead_trades(&self, own: &Leader, stopped: impl Fn() -> bool, mut report: impl FnMut(Leadership)) {
+    pub(crate) fn lead_trades(&self, own: &Leader, stopped: impl Fn() -> bool, mut report: impl FnMut(Leadership)) {
         while !stopped() {
             if let Err(e) = self.hold_or_follow(own, &stopped, &mut report) {
                 report(Leadership::Unknown);

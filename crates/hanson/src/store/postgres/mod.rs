@@ -17,7 +17,7 @@ pub mod admin;
 mod batch;
 mod client;
 mod conn;
-pub mod leader;
+pub(crate) mod leader;
 mod numeric;
 mod pool;
 mod types;
@@ -42,7 +42,7 @@ use crate::store::settings::StoreOptions;
 use crate::store::sql::Conn;
 use pool::Pool;
 
-pub use numeric::PgMoney;
+
 
 /// One file per migrations/sqlite file, same number, same tables and columns.
 const MIGRATIONS: &[(i64, &str)] = &[
@@ -92,7 +92,7 @@ static BEGIN_READ_PLANNED_ONCE: LazyLock<String> = LazyLock::new(|| format!("{BE
 const TRUSTED_IDLE: Duration = Duration::from_secs(1);
 
 /// What a listening connection tells its caller.
-pub enum Notice<'a> {
+pub(crate) enum Notice<'a> {
     /// Listening (again): notifications sent before now were missed.
     Connected,
     Payload(&'a str),
@@ -101,7 +101,7 @@ pub enum Notice<'a> {
 }
 
 #[derive(Clone)]
-pub struct PostgresBackend {
+pub(crate) struct PostgresBackend {
     pool: Arc<Pool>,
     /// The trade batcher's queue (see `batch`).
     trades: mpsc::Sender<Box<dyn batch::Member>>,
@@ -203,7 +203,7 @@ impl PostgresBackend {
     /// Listens on `channel` with a connection of its own (outside the pool), telling `deliver`
     /// of the connection, of each notification in commit order, and of each second without
     /// one. Returns when `deliver` returns false, or with an error when the connection fails.
-    pub fn listen(&self, channel: &str, mut deliver: impl FnMut(Notice<'_>) -> bool) -> Result<()> {
+    pub(crate) fn listen(&self, channel: &str, mut deliver: impl FnMut(Notice<'_>) -> bool) -> Result<()> {
         let mut client = ::postgres::Config::from(self.pool.config.clone())
             .connect(NoTls)
             .map_err(|e| Error::Unavailable(format!("cannot connect to PostgreSQL at {}: {}", self.pool.target, pg_error(&e))))?;
@@ -228,7 +228,7 @@ impl PostgresBackend {
     }
 
     /// Parses the URL, connects and migrates; fails with a readable error, never a panic.
-    pub fn open(url: &str, options: &StoreOptions) -> Result<Self> {
+    pub(crate) fn open(url: &str, options: &StoreOptions) -> Result<Self> {
         // The parser's messages never echo the URL, so a password cannot leak through them.
         let mut config = Config::from_str(url)
             .map_err(|e| Error::internal(format!("invalid PostgreSQL URL: {e}")))?;

@@ -16,7 +16,7 @@ const SIGN_NAN: u16 = 0xC000;
 
 /// A non-negative integer amount bound to or read from a NUMERIC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PgMoney(pub u128);
+pub(crate) struct PgMoney(pub u128);
 
 type BoxError = Box<dyn StdError + Sync + Send>;
 
@@ -26,7 +26,7 @@ const TEN_16: u128 = 10_000_000_000_000_000;
 /// The wire bytes of `value` (no fraction, dscale 0). Allocation-free and with two u128
 /// divisions (a libcall each) rather than one a digit: a trade batch binds hundreds of
 /// amounts, and this was 3.4% of PostgreSQL's batch thread (`docs/performance.md`).
-pub fn encode(value: u128, out: &mut BytesMut) {
+pub(crate) fn encode(value: u128, out: &mut BytesMut) {
     // Base-10000 digits, least significant first: a u128 has at most 10.
     let mut digits = [0i16; 10];
     let (above_16, above_32) = (value / TEN_16, value / TEN_16 / TEN_16);
@@ -57,7 +57,7 @@ pub fn encode(value: u128, out: &mut BytesMut) {
 }
 
 /// Reads a NUMERIC that must be a non-negative integer fitting in u128.
-pub fn decode(raw: &[u8]) -> Result<u128, String> {
+pub(crate) fn decode(raw: &[u8]) -> Result<u128, String> {
     let header = raw.get(..8).ok_or("NUMERIC value is truncated")?;
     let ndigits = i16::from_be_bytes([header[0], header[1]]);
     let weight = i16::from_be_bytes([header[2], header[3]]);

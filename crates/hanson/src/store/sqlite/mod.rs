@@ -84,7 +84,7 @@ struct Ran {
 type ReadJob = Box<dyn FnOnce(Result<&Connection>) + Send>;
 
 #[derive(Clone)]
-pub struct SqliteBackend {
+pub(crate) struct SqliteBackend {
     jobs: mpsc::Sender<Job>,
     /// Taken by READERS long-lived threads (`readers`), each with a connection of its own.
     reads: mpsc::Sender<ReadJob>,
@@ -93,7 +93,7 @@ pub struct SqliteBackend {
 }
 
 /// `sqlite://path` or `sqlite:path` -> path.
-pub fn path_from_url(url: &str) -> Option<PathBuf> {
+pub(crate) fn path_from_url(url: &str) -> Option<PathBuf> {
     let rest = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:"))?;
     let rest = rest.split('?').next().unwrap_or(rest);
     (!rest.is_empty()).then(|| PathBuf::from(rest))
@@ -176,7 +176,7 @@ fn migrate(conn: &Connection) -> Result<()> {
 
 impl SqliteBackend {
     /// Opens (creating if missing) and migrates the database, then starts the writer thread.
-    pub fn open(url: &str) -> Result<Self> {
+    pub(crate) fn open(url: &str) -> Result<Self> {
         let path = path_from_url(url)
             .ok_or_else(|| Error::internal(format!("not a sqlite URL: {url}")))?;
         let writer = open_writer(&path)?;
@@ -210,7 +210,7 @@ impl SqliteBackend {
     }
 
     /// Runs `op` in a read transaction (one consistent snapshot) on a reader thread.
-    pub async fn read<T, F>(&self, op: F) -> Result<T>
+    pub(crate) async fn read<T, F>(&self, op: F) -> Result<T>
     where
         T: Send + 'static,
         F: FnOnce(&mut dyn Conn) -> Result<T> + Send + 'static,
@@ -254,7 +254,7 @@ fn run_reader(path: &Path, queue: &ReadQueue<ReadJob>) {
 /// Writes a consistent copy of the database at `url` to `target` (which must not exist) with
 /// `VACUUM INTO`, from a read transaction of its own: it runs beside a serving writer and
 /// copies the last commit before it began. Returns the copy's size in bytes.
-pub fn backup(url: &str, target: &Path) -> Result<u64> {
+pub(crate) fn backup(url: &str, target: &Path) -> Result<u64> {
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         return Err(Error::invalid("database_url", "backup copies SQLite databases; for PostgreSQL use pg_dump (see the README)"));
     }

@@ -20,7 +20,7 @@ use std::sync::OnceLock;
 use rusqlite::ffi;
 
 /// The VFS's registered name.
-pub const NAME: &str = "hanson-wal";
+pub(crate) const NAME: &str = "hanson-wal";
 const NAME_C: &CStr = c"hanson-wal";
 /// A WAL frame's header (`walWriteOneFrame`).
 const FRAME_HEADER: usize = 24;
@@ -50,7 +50,7 @@ struct Layered {
 const LAYER: usize = std::mem::size_of::<Layered>().div_ceil(16) * 16;
 
 /// Registers the VFS (once) over SQLite's default one.
-pub fn register() -> rusqlite::Result<()> {
+pub(crate) fn register() -> rusqlite::Result<()> {
     static REGISTERED: OnceLock<c_int> = OnceLock::new();
     let rc = *REGISTERED.get_or_init(|| unsafe {
         let default = ffi::sqlite3_vfs_find(std::ptr::null());
