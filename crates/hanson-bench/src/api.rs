@@ -112,7 +112,6 @@ pub struct MarketSpec<'a> {
 pub struct Market {
     pub id: String,
     pub outcomes: Vec<String>,
-    pub b: u128,
 }
 
 pub async fn create_market(api: &Api, p: &Provider, token_id: &str, spec: MarketSpec<'_>) -> Result<Market> {
@@ -143,8 +142,7 @@ pub async fn create_market(api: &Api, p: &Provider, token_id: &str, spec: Market
         .iter()
         .map(|o| o["id"].as_str().unwrap_or_default().to_string())
         .collect();
-    let b = detail["b"].as_str().and_then(|s| s.parse().ok()).ok_or("market detail without b")?;
-    Ok(Market { id, outcomes, b })
+    Ok(Market { id, outcomes })
 }
 
 #[derive(Clone)]

@@ -31,10 +31,31 @@ pub fn backend_of(url: &str) -> &'static str {
     }
 }
 
-use hanson::store::postgres::admin::with_database;
-
+/// Runs statements on a fresh connection to `admin_url`, on a plain thread: the sync client
+/// drives its own runtime and must not run inside tokio's.
 fn postgres_admin(admin_url: &str, sql: String) -> Result<()> {
-    hanson::store::postgres::admin::execute(admin_url, sql).map_err(Into::into)
+    let url = admin_url.to_string();
+    std::thread::spawn(move || -> std::result::Result<(), String> {
+        let mut client = postgres::Client::connect(&url, postgres::NoTls).map_err(|e| e.to_string())?;
+        client.batch_execute(&sql).map_err(|e| e.to_string())
+    })
+    .join()
+    .unwrap_or_else(|_| Err("PostgreSQL admin thread panicked".into()))
+    .map_err(Into::into)
+}
+
+/// `admin_url` with its database name replaced by `name` (query string kept).
+fn with_database(admin_url: &str, name: &str) -> String {
+    let (base, query) = match admin_url.split_once('?') {
+        Some((base, query)) => (base, format!("?{query}")),
+        None => (admin_url, String::new()),
+    };
+    let authority = base.find("://").map_or(0, |i| i + 3);
+    let base = match base[authority..].find('/') {
+        Some(slash) => &base[..authority + slash],
+        None => base,
+    };
+    format!("{base}/{name}{query}")
 }
 
 impl Database {

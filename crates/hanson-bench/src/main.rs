@@ -380,13 +380,11 @@ async fn run_scenario(args: &Args, name: &'static str) -> Result<ScenarioResult>
             for i in 0..4 {
                 providers.push(api::create_provider(&api, &bin, &db.url, &format!("bench search {tag} #{i}"), &token_id, treasury).await?);
             }
-            // Three markets through the API: they give the b the service computes for 2, 3 and 4
-            // outcomes, which the seeded markets reuse.
+            // Three markets through the API, with 2, 3 and 4 outcomes, beside the seeded ones.
             let liquidity = 1_000 * ONE_TOKEN;
-            let mut b = [0u128; 3];
-            for (k, n) in [2usize, 3, 4].into_iter().enumerate() {
+            for n in [2usize, 3, 4] {
                 let spec = MarketSpec { question: format!("Will template {n} win the final?"), category: "sports", outcomes: n, liquidity, max_bet: 100 * ONE_TOKEN };
-                b[k] = api::create_market(&api, &providers[0], &token_id, spec).await?.b;
+                api::create_market(&api, &providers[0], &token_id, spec).await?;
             }
             let count = args.search_markets.saturating_sub(3);
             eprintln!("[{name}] bulk-inserting {count} markets");
@@ -394,8 +392,8 @@ async fn run_scenario(args: &Args, name: &'static str) -> Result<ScenarioResult>
             if let Some(s) = server {
                 s.stop();
             }
-            let seed = seed::SearchSeed { providers: &providers, token_id: &token_id, liquidity, b };
-            let seconds = seed::seed_markets(&db.url, &seed, count).await?;
+            let seed = seed::SearchSeed { providers: &providers, token_id: &token_id, liquidity };
+            let seconds = seed::seed_markets(&bin, &db.url, &seed, count)?;
             eprintln!("[{name}] seeded in {seconds:.1} s");
             seed_info = Some(json!({ "markets": count + 3, "method": "bulk_sql", "seconds": round(seconds, 1) }));
             if owned {
@@ -414,7 +412,7 @@ async fn run_scenario(args: &Args, name: &'static str) -> Result<ScenarioResult>
             if let Some(s) = target.take_server() {
                 s.stop();
             }
-            let (from, to, seconds) = seed::seed_price_points(&db.url, &market, args.price_points, args.history_days.max(1)).await?;
+            let (from, to, seconds) = seed::seed_price_points(&bin, &db.url, &market, args.price_points, args.history_days.max(1))?;
             eprintln!("[{name}] seeded in {seconds:.1} s");
             seed_info = Some(json!({ "price_points": args.price_points, "days": args.history_days, "method": "bulk_sql", "seconds": round(seconds, 1) }));
             if owned {

@@ -61,6 +61,11 @@ enum Command {
         #[command(flatten)]
         database: Database,
     },
+    /// Bulk-load generated markets or price points (load tests, demos); prints a JSON summary.
+    Seed {
+        #[command(subcommand)]
+        command: SeedCommand,
+    },
     /// Sign a login nonce with an EVM private key (for demos and scripts; never send real keys around).
     Sign {
         /// 0x + 64 hex digits.
@@ -206,6 +211,61 @@ enum TokenCommand {
         #[command(flatten)]
         database: Database,
     },
+}
+
+#[derive(Subcommand)]
+enum SeedCommand {
+    /// Markets spread over providers, each funded from its provider's treasury.
+    Markets {
+        /// How many markets.
+        #[arg(long)]
+        count: usize,
+        /// The token they are denominated in.
+        #[arg(long)]
+        token_id: String,
+        /// A provider and the wallet that earns its markets' creator fee, as
+        /// PROVIDER_ID:WALLET_ID; repeat for several.
+        #[arg(long = "provider", required = true, value_parser = parse_provider_wallet)]
+        providers: Vec<(String, String)>,
+        /// Each market's liquidity, in wei.
+        #[arg(long)]
+        liquidity: u128,
+        /// The categories the markets are spread over.
+        #[arg(long, value_delimiter = ',', default_value = "sports,politics,crypto,weather,esports,finance,science,entertainment,tech,culture")]
+        categories: Vec<String>,
+        #[command(flatten)]
+        database: Database,
+    },
+    /// Price points of a two-outcome market, spread over days up to now, with their candles.
+    PricePoints {
+        #[arg(long)]
+        market_id: String,
+        /// How many points (two per instant, one per outcome).
+        #[arg(long)]
+        count: usize,
+        /// The days they span, ending a minute ago.
+        #[arg(long, default_value_t = 30)]
+        days: i64,
+        #[command(flatten)]
+        database: Database,
+    },
+}
+
+fn parse_provider_wallet(text: &str) -> std::result::Result<(String, String), String> {
+    match text.split_once(':') {
+        Some((provider, wallet)) if !provider.is_empty() && !wallet.is_empty() => Ok((provider.to_string(), wallet.to_string())),
+        _ => Err(format!("{text:?} is not PROVIDER_ID:WALLET_ID")),
+    }
+}
+
+/// Refreshes PostgreSQL's statistics and visibility map after a bulk load, as autovacuum
+/// would within a minute or so: until then the planner sorts whole tables instead of
+/// walking an index. SQLite is left as the service leaves it.
+fn analyze_after_bulk_load(database_url: &str) -> Result<()> {
+    if database_url.starts_with("postgres") {
+        crate::store::postgres::admin::execute(database_url, "VACUUM ANALYZE".into()).map_err(Error::internal)?;
+    }
+    Ok(())
 }
 
 /// Set by `hanson audit` when an invariant fails, so the process exits 1.
@@ -364,6 +424,29 @@ async fn run(command: Command) -> Result<()> {
         Command::Backup { to, database } => {
             let bytes = crate::store::sqlite::backup(&database.database_url, &to)?;
             print_json(json!({ "backup": to.display().to_string(), "bytes": bytes }));
+            Ok(())
+        }
+        Command::Seed { command: SeedCommand::Markets { count, token_id, providers, liquidity, categories, database } } => {
+            let started = std::time::Instant::now();
+            let store = Store::open(&database.database_url)?;
+            let seed = crate::store::seed::MarketSeed { providers, token_id, liquidity, count, categories };
+            crate::store::seed::seed_markets(&store, &seed).await?;
+            analyze_after_bulk_load(&database.database_url)?;
+            print_json(json!({ "markets": count, "seconds": started.elapsed().as_secs_f64() }));
+            Ok(())
+        }
+        Command::Seed { command: SeedCommand::PricePoints { market_id, count, days, database } } => {
+            let started = std::time::Instant::now();
+            let store = Store::open(&database.database_url)?;
+            let seed = crate::store::seed::PriceSeed { market_id, count, days };
+            let (first, last) = crate::store::seed::seed_price_points(&store, &seed).await?;
+            analyze_after_bulk_load(&database.database_url)?;
+            print_json(json!({
+                "price_points": count,
+                "from": crate::domain::time::format_micros(first),
+                "to": crate::domain::time::format_micros(last),
+                "seconds": started.elapsed().as_secs_f64(),
+            }));
             Ok(())
         }
         Command::Openapi => {

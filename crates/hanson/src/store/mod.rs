@@ -11,7 +11,7 @@
 //! - backends: `sqlite`, `postgres`.
 
 pub(crate) mod accounts;
-pub mod audit;
+pub(crate) mod audit;
 pub(crate) mod auth;
 pub(crate) mod batch;
 
@@ -26,11 +26,12 @@ pub mod positions;
 pub mod postgres;
 mod readers;
 pub(crate) mod sessions;
-pub mod settings;
+pub(crate) mod seed;
+pub(crate) mod settings;
 pub(crate) mod settlement;
 pub(crate) mod shared_read;
 pub mod sql;
-pub mod sqlite;
+pub(crate) mod sqlite;
 pub(crate) mod tenants;
 pub(crate) mod trading;
 pub mod tx;
@@ -54,19 +55,19 @@ use sql::Conn;
 use tx::Tx;
 
 #[derive(Clone)]
-pub enum Backend {
+pub(crate) enum Backend {
     Sqlite(sqlite::SqliteBackend),
     Postgres(self::postgres::PostgresBackend),
 }
 
 /// Receives the events of each write after its commit is durable, in the order the writes
 /// answered. It must not block: it runs on the path of the write's response.
-pub trait Publisher: Send + Sync {
+pub(crate) trait Publisher: Send + Sync {
     fn publish(&self, events: Vec<Published>);
 }
 
 /// Drops every event: nothing subscribes.
-pub struct Discard;
+pub(crate) struct Discard;
 
 impl Publisher for Discard {
     fn publish(&self, _events: Vec<Published>) {}
@@ -121,12 +122,12 @@ impl Store {
 
     /// Hands every later write's events to `publisher` (the store starts with one that
     /// discards them).
-    pub fn set_publisher(&mut self, publisher: Arc<dyn Publisher>) {
+    pub(crate) fn set_publisher(&mut self, publisher: Arc<dyn Publisher>) {
         self.publisher = publisher;
     }
 
     /// This process's name in other nodes' event notifications.
-    pub fn node(&self) -> &str {
+    pub(crate) fn node(&self) -> &str {
         &self.node
     }
 
@@ -135,7 +136,7 @@ impl Store {
         self.candle_keys.clone()
     }
 
-    pub fn backend(&self) -> &Backend {
+    pub(crate) fn backend(&self) -> &Backend {
         &self.backend
     }
 

@@ -61,3 +61,47 @@ async fn cli_works_while_the_server_runs_and_shutdown_is_clean() {
     let status = child.wait().unwrap();
     assert!(status.success(), "exit status {status:?}");
 }
+
+/// `hanson seed`: generated markets spread over the provider, funded from its treasury, and a
+/// month of price points; the API serves them and every invariant still holds.
+#[tokio::test]
+async fn seeded_markets_and_price_points_are_served_and_audit_clean() {
+    let f = Fixture::new().await;
+    let database_url = f.app.database_url.clone();
+    let treasury_before = treasury_balance(&f).await;
+    let seed = |args: &[&str]| {
+        let out = Command::new(BIN).args(args).args(["--database-url", &database_url]).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let provider = format!("{}:{}", f.provider.id, f.creator_wallet_id);
+    let liquidity = (1_000 * ONE_TOKEN).to_string();
+    let seeded = seed(&["seed", "markets", "--count", "40", "--token-id", &f.token_id, "--provider", &provider, "--liquidity", &liquidity, "--categories", "alpha,beta"]);
+    assert_eq!(seeded["markets"], 40);
+
+    let found = f.app.post("/v1/markets/search", None, json!({ "pagination": { "per_page": 100 } })).await.body;
+    assert_eq!(found["pagination"]["total"], 40);
+    let markets = found["data"].as_array().unwrap();
+    assert!(markets.iter().all(|m| ["alpha", "beta"].contains(&m["category"].as_str().unwrap())));
+    // Each unsettled market holds its liquidity in its pool; the treasury paid exactly that.
+    let unsettled = markets.iter().filter(|m| matches!(m["status"].as_str(), Some("active" | "closed"))).count() as u128;
+    assert!(unsettled > 0);
+    assert_eq!(treasury_before - treasury_balance(&f).await, unsettled * 1_000 * ONE_TOKEN);
+
+    let market = f.market(2).await;
+    let market_id = market["id"].as_str().unwrap();
+    let points = seed(&["seed", "price-points", "--market-id", market_id, "--count", "600", "--days", "3"]);
+    assert_eq!(points["price_points"], 600);
+    let history = f.app.post("/v1/markets/price-history/search", None, json!({ "filters": { "market_id": market_id }, "pagination": { "per_page": 100 } })).await.body;
+    assert_eq!(history["pagination"]["total"], 600);
+    let (clean, report) = audit(&f.app);
+    assert!(clean, "{report}");
+
+    let refused = Command::new(BIN).args(["seed", "price-points", "--market-id", &uuid(), "--count", "10", "--database-url", &database_url]).output().unwrap();
+    assert!(!refused.status.success());
+}
+
+async fn treasury_balance(f: &Fixture) -> u128 {
+    let treasury = f.app.get("/v1/providers/treasury", Some(&f.provider.key)).await.body;
+    treasury["balances"][0]["balance"].as_str().unwrap().parse().unwrap()
+}
