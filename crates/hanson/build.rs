@@ -25,7 +25,7 @@ fn main() {
     files_under(&web, &mut files);
     files.sort();
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("web_files.rs");
-    let mut code = String::from("pub static WEB_FILES: &[(&str, &[u8])] = &[\n");
+    let mut code = String::from("pub(crate) static WEB_FILES: &[(&str, &[u8])] = &[\n");
     for file in &files {
         let relative = file.strip_prefix(&web).expect("under web/").to_string_lossy().replace('\\', "/");
         // Named from the manifest directory at compile time, not as an absolute path written

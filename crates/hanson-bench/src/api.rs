@@ -9,16 +9,16 @@ use serde_json::{json, Value};
 
 use crate::env::{cli_json, Result};
 
-pub const ONE_TOKEN: u128 = 1_000_000_000_000_000_000;
+pub(crate) const ONE_TOKEN: u128 = 1_000_000_000_000_000_000;
 
 #[derive(Clone)]
-pub struct Api {
+pub(crate) struct Api {
     pub base: String,
     pub http: reqwest::Client,
 }
 
 impl Api {
-    pub fn new(base: &str) -> Api {
+    pub(crate) fn new(base: &str) -> Api {
         let http = reqwest::Client::builder()
             .tcp_nodelay(true)
             .timeout(std::time::Duration::from_secs(120))
@@ -27,7 +27,7 @@ impl Api {
         Api { base: base.trim_end_matches('/').to_string(), http }
     }
 
-    pub async fn call(&self, method: reqwest::Method, path: &str, bearer: Option<&str>, body: Option<&Value>) -> Result<(u16, Value)> {
+    pub(crate) async fn call(&self, method: reqwest::Method, path: &str, bearer: Option<&str>, body: Option<&Value>) -> Result<(u16, Value)> {
         let mut req = self.http.request(method, format!("{}{path}", self.base));
         if let Some(token) = bearer {
             req = req.bearer_auth(token);
@@ -43,7 +43,7 @@ impl Api {
     }
 
     /// POST that must answer 2xx; returns the body.
-    pub async fn post_ok(&self, path: &str, bearer: Option<&str>, body: &Value) -> Result<Value> {
+    pub(crate) async fn post_ok(&self, path: &str, bearer: Option<&str>, body: &Value) -> Result<Value> {
         let (status, value) = self.call(reqwest::Method::POST, path, bearer, Some(body)).await?;
         if !(200..300).contains(&status) {
             return Err(format!("POST {path} answered {status}: {value}").into());
@@ -51,7 +51,7 @@ impl Api {
         Ok(value)
     }
 
-    pub async fn get_ok(&self, path: &str, bearer: Option<&str>) -> Result<Value> {
+    pub(crate) async fn get_ok(&self, path: &str, bearer: Option<&str>) -> Result<Value> {
         let (status, value) = self.call(reqwest::Method::GET, path, bearer, None).await?;
         if !(200..300).contains(&status) {
             return Err(format!("GET {path} answered {status}: {value}").into());
@@ -61,21 +61,21 @@ impl Api {
 }
 
 #[derive(Clone)]
-pub struct Provider {
+pub(crate) struct Provider {
     pub id: String,
     pub key: String,
     pub creator_wallet_id: String,
 }
 
-pub const CREATOR_ADDRESS: &str = "0x00000000000000000000000000000000000000c1";
+pub(crate) const CREATOR_ADDRESS: &str = "0x00000000000000000000000000000000000000c1";
 
-pub fn create_token(bin: &Path, database_url: &str) -> Result<String> {
+pub(crate) fn create_token(bin: &Path, database_url: &str) -> Result<String> {
     let out = cli_json(bin, database_url, &["token", "create", "--symbol", "USDC", "--name", "USD Coin", "--decimals", "18"])?;
     Ok(out["token_id"].as_str().ok_or("token create printed no token_id")?.to_string())
 }
 
 /// A provider (CLI), its treasury funded with `treasury` wei, and a creator wallet.
-pub async fn create_provider(api: &Api, bin: &Path, database_url: &str, name: &str, token_id: &str, treasury: u128) -> Result<Provider> {
+pub(crate) async fn create_provider(api: &Api, bin: &Path, database_url: &str, name: &str, token_id: &str, treasury: u128) -> Result<Provider> {
     let out = cli_json(bin, database_url, &["provider", "create", "--name", name])?;
     let id = out["provider_id"].as_str().ok_or("provider create printed no provider_id")?.to_string();
     let key = out["api_key"].as_str().ok_or("provider create printed no api_key")?.to_string();
@@ -90,17 +90,17 @@ pub async fn create_provider(api: &Api, bin: &Path, database_url: &str, name: &s
 }
 
 /// A provider deposit into a wallet (creating it); returns the wallet id.
-pub async fn deposit(api: &Api, key: &str, token_id: &str, address: &str, amount: u128) -> Result<String> {
+pub(crate) async fn deposit(api: &Api, key: &str, token_id: &str, address: &str, amount: u128) -> Result<String> {
     let body = json!({ "wallet_address": address, "token_id": token_id, "amount": amount.to_string(), "reference": uuid::Uuid::new_v4().to_string() });
     let out = api.post_ok("/v1/providers/wallets/deposits", Some(key), &body).await?;
     Ok(out["wallet_id"].as_str().ok_or("deposit answered no wallet_id")?.to_string())
 }
 
-pub fn iso(micros: i64) -> String {
+pub(crate) fn iso(micros: i64) -> String {
     hanson::domain::time::format_micros(micros)
 }
 
-pub struct MarketSpec<'a> {
+pub(crate) struct MarketSpec<'a> {
     pub question: String,
     pub category: &'a str,
     pub outcomes: usize,
@@ -109,12 +109,12 @@ pub struct MarketSpec<'a> {
 }
 
 #[derive(Clone, Debug)]
-pub struct Market {
+pub(crate) struct Market {
     pub id: String,
     pub outcomes: Vec<String>,
 }
 
-pub async fn create_market(api: &Api, p: &Provider, token_id: &str, spec: MarketSpec<'_>) -> Result<Market> {
+pub(crate) async fn create_market(api: &Api, p: &Provider, token_id: &str, spec: MarketSpec<'_>) -> Result<Market> {
     let now = hanson::domain::time::now_micros();
     let body = json!({
         "question": spec.question,
@@ -146,13 +146,13 @@ pub async fn create_market(api: &Api, p: &Provider, token_id: &str, spec: Market
 }
 
 #[derive(Clone)]
-pub struct Session {
+pub(crate) struct Session {
     pub access_token: String,
     pub session_id: String,
 }
 
 /// A random wallet: funded by a provider deposit, then logged in with a real signature.
-pub async fn new_trader(api: &Api, p: &Provider, token_id: &str, funds: u128) -> Result<Session> {
+pub(crate) async fn new_trader(api: &Api, p: &Provider, token_id: &str, funds: u128) -> Result<Session> {
     let (key, address) = loop {
         let key = crate::rng::key_bytes();
         if let Ok(address) = wallet_auth::evm_address_from_private_key(&key) {
@@ -183,7 +183,7 @@ pub async fn new_trader(api: &Api, p: &Provider, token_id: &str, funds: u128) ->
 }
 
 /// `count` traders, `parallel` at a time.
-pub async fn new_traders(api: &Api, p: &Provider, token_id: &str, funds: u128, count: usize, parallel: usize) -> Result<Vec<Session>> {
+pub(crate) async fn new_traders(api: &Api, p: &Provider, token_id: &str, funds: u128, count: usize, parallel: usize) -> Result<Vec<Session>> {
     let p = Arc::new(p.clone());
     let token_id: Arc<str> = token_id.into();
     let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));

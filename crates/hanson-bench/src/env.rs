@@ -6,13 +6,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
-pub type Result<T> = std::result::Result<T, BoxError>;
+pub(crate) type BoxError = Box<dyn std::error::Error + Send + Sync>;
+pub(crate) type Result<T> = std::result::Result<T, BoxError>;
 
-pub const DEFAULT_POSTGRES_ADMIN_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
+pub(crate) const DEFAULT_POSTGRES_ADMIN_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
 
 /// A database for one scenario, removed when dropped if the bench created it.
-pub struct Database {
+pub(crate) struct Database {
     pub url: String,
     cleanup: Cleanup,
 }
@@ -23,7 +23,7 @@ enum Cleanup {
     Postgres { admin_url: String, name: String },
 }
 
-pub fn backend_of(url: &str) -> &'static str {
+pub(crate) fn backend_of(url: &str) -> &'static str {
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         "postgres"
     } else {
@@ -60,7 +60,7 @@ fn with_database(admin_url: &str, name: &str) -> String {
 
 impl Database {
     /// A fresh SQLite file in a new temp directory.
-    pub fn fresh_sqlite() -> Result<Database> {
+    pub(crate) fn fresh_sqlite() -> Result<Database> {
         let dir = std::env::temp_dir().join(format!("hanson-bench-{}", uuid::Uuid::new_v4().simple()));
         std::fs::create_dir_all(&dir)?;
         let url = format!("sqlite://{}", dir.join("hanson.db").display());
@@ -68,7 +68,7 @@ impl Database {
     }
 
     /// A fresh database `hanson_bench_<uuid>` created through `admin_url`, dropped afterwards.
-    pub fn fresh_postgres(admin_url: &str) -> Result<Database> {
+    pub(crate) fn fresh_postgres(admin_url: &str) -> Result<Database> {
         let name = format!("hanson_bench_{}", uuid::Uuid::new_v4().simple());
         postgres_admin(admin_url, format!("CREATE DATABASE {name}"))
             .map_err(|e| format!("cannot create database {name} through the admin URL: {e}"))?;
@@ -79,12 +79,12 @@ impl Database {
     }
 
     /// A database the user named; left as it is.
-    pub fn existing(url: &str) -> Database {
+    pub(crate) fn existing(url: &str) -> Database {
         Database { url: url.to_string(), cleanup: Cleanup::None }
     }
 
     /// The temp directory of a fresh SQLite database (the server log goes there too).
-    pub fn scratch_dir(&self) -> PathBuf {
+    pub(crate) fn scratch_dir(&self) -> PathBuf {
         match &self.cleanup {
             Cleanup::SqliteDir(dir) => dir.clone(),
             _ => std::env::temp_dir(),
@@ -109,7 +109,7 @@ impl Drop for Database {
 }
 
 /// A `hanson serve` process this bench started.
-pub struct Server {
+pub(crate) struct Server {
     child: Child,
     pub base: String,
     pub log: PathBuf,
@@ -117,7 +117,7 @@ pub struct Server {
 
 impl Server {
     /// `hanson serve` on a random port; `extra` are further `serve` flags.
-    pub fn launch(bin: &Path, database_url: &str, log_dir: &Path, extra: &[&str]) -> Result<Server> {
+    pub(crate) fn launch(bin: &Path, database_url: &str, log_dir: &Path, extra: &[&str]) -> Result<Server> {
         let log = log_dir.join(format!("hanson-serve-{}.log", uuid::Uuid::new_v4().simple()));
         let log_file = std::fs::File::create(&log)?;
         let mut child = Command::new(bin)
@@ -147,12 +147,12 @@ impl Server {
         Ok(Server { child, base, log })
     }
 
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// None while running; the exit status once it has died.
-    pub fn exited(&mut self) -> Option<String> {
+    pub(crate) fn exited(&mut self) -> Option<String> {
         match self.child.try_wait() {
             Ok(Some(status)) => Some(status.to_string()),
             Ok(None) => None,
@@ -161,7 +161,7 @@ impl Server {
     }
 
     /// SIGTERM (graceful shutdown), then SIGKILL after 10 s.
-    pub fn stop(mut self) {
+    pub(crate) fn stop(mut self) {
         if self.exited().is_some() {
             return;
         }
@@ -189,7 +189,7 @@ impl Drop for Server {
 }
 
 /// Runs `hanson ARGS --database-url URL` and parses its JSON output.
-pub fn cli_json(bin: &Path, database_url: &str, args: &[&str]) -> Result<serde_json::Value> {
+pub(crate) fn cli_json(bin: &Path, database_url: &str, args: &[&str]) -> Result<serde_json::Value> {
     let out = Command::new(bin).args(args).args(["--database-url", database_url]).output()?;
     if !out.status.success() {
         return Err(format!("hanson {args:?} failed: {}", String::from_utf8_lossy(&out.stderr)).into());
@@ -198,7 +198,7 @@ pub fn cli_json(bin: &Path, database_url: &str, args: &[&str]) -> Result<serde_j
 }
 
 /// `hanson audit`: (passed, its report).
-pub fn audit(bin: &Path, database_url: &str) -> Result<(bool, String)> {
+pub(crate) fn audit(bin: &Path, database_url: &str) -> Result<(bool, String)> {
     let out = Command::new(bin).args(["audit", "--database-url", database_url]).output()?;
     let mut report = String::from_utf8_lossy(&out.stdout).trim().to_string();
     if !out.status.success() && report.is_empty() {
@@ -208,7 +208,7 @@ pub fn audit(bin: &Path, database_url: &str) -> Result<(bool, String)> {
 }
 
 /// The resident set size of a process in KiB (`VmRSS` of /proc/PID/status).
-pub fn rss_kib(pid: u32) -> Result<u64> {
+pub(crate) fn rss_kib(pid: u32) -> Result<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).map_err(|e| format!("cannot read /proc/{pid}/status: {e}"))?;
     status
         .lines()
@@ -219,7 +219,7 @@ pub fn rss_kib(pid: u32) -> Result<u64> {
 
 /// Raises this process's soft open-file limit to the hard limit (a server launched later
 /// inherits it) and checks that `needed` descriptors fit. Returns the soft limit now in force.
-pub fn raise_fd_limit(needed: u64) -> Result<u64> {
+pub(crate) fn raise_fd_limit(needed: u64) -> Result<u64> {
     let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: getrlimit/setrlimit only read or write the struct passed by pointer.
     if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } != 0 {
@@ -246,7 +246,7 @@ pub fn raise_fd_limit(needed: u64) -> Result<u64> {
 
 /// CPU time (user + system) of a process, or of this process's threads named `thread` (as
 /// /proc shows thread names, at most 15 bytes), in seconds.
-pub fn cpu_seconds(pid: u32, thread: Option<&str>) -> Option<f64> {
+pub(crate) fn cpu_seconds(pid: u32, thread: Option<&str>) -> Option<f64> {
     fn ticks(stat: &str) -> Option<(String, u64)> {
         let open = stat.find('(')?;
         let close = stat.rfind(')')?;

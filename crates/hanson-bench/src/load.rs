@@ -12,23 +12,23 @@ use std::future::Future;
 use std::time::{Duration, Instant};
 
 /// What one request came to: its kind (e.g. "bet", "sell", "status") and its error key, if any.
-pub struct Sample {
+pub(crate) struct Sample {
     pub kind: &'static str,
     pub error: Option<String>,
 }
 
 impl Sample {
-    pub fn ok(kind: &'static str) -> Sample {
+    pub(crate) fn ok(kind: &'static str) -> Sample {
         Sample { kind, error: None }
     }
 
-    pub fn err(kind: &'static str, key: String) -> Sample {
+    pub(crate) fn err(kind: &'static str, key: String) -> Sample {
         Sample { kind, error: Some(key) }
     }
 }
 
 #[derive(Default)]
-pub struct KindStats {
+pub(crate) struct KindStats {
     /// Successful requests that finished inside the window.
     pub ok_in_window: u64,
     /// Latencies of successful requests started in the window, microseconds.
@@ -36,7 +36,7 @@ pub struct KindStats {
 }
 
 #[derive(Default)]
-pub struct RunStats {
+pub(crate) struct RunStats {
     pub seconds: f64,
     pub kinds: HashMap<&'static str, KindStats>,
     pub errors: BTreeMap<String, u64>,
@@ -61,36 +61,36 @@ impl RunStats {
         self.errors_total += other.errors_total;
     }
 
-    pub fn ok(&self) -> u64 {
+    pub(crate) fn ok(&self) -> u64 {
         self.kinds.values().map(|k| k.ok_in_window).sum()
     }
 
-    pub fn ok_of(&self, kind: &str) -> u64 {
+    pub(crate) fn ok_of(&self, kind: &str) -> u64 {
         self.kinds.get(kind).map_or(0, |k| k.ok_in_window)
     }
 
-    pub fn per_second(&self) -> f64 {
+    pub(crate) fn per_second(&self) -> f64 {
         self.ok() as f64 / self.seconds
     }
 
-    pub fn error_count(&self) -> u64 {
+    pub(crate) fn error_count(&self) -> u64 {
         self.errors.values().sum()
     }
 
     /// Latency percentiles over every kind: (p50, p90, p99, max) in ms.
-    pub fn percentiles(&self) -> Percentiles {
+    pub(crate) fn percentiles(&self) -> Percentiles {
         let mut all: Vec<u32> = self.kinds.values().flat_map(|k| k.latencies_us.iter().copied()).collect();
         Percentiles::of(&mut all)
     }
 
-    pub fn kind_percentiles(&self, kind: &str) -> Percentiles {
+    pub(crate) fn kind_percentiles(&self, kind: &str) -> Percentiles {
         let mut v = self.kinds.get(kind).map(|k| k.latencies_us.clone()).unwrap_or_default();
         Percentiles::of(&mut v)
     }
 }
 
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Percentiles {
+pub(crate) struct Percentiles {
     pub count: usize,
     pub p50: f64,
     pub p90: f64,
@@ -99,7 +99,7 @@ pub struct Percentiles {
 }
 
 impl Percentiles {
-    pub fn of(v: &mut [u32]) -> Percentiles {
+    pub(crate) fn of(v: &mut [u32]) -> Percentiles {
         if v.is_empty() {
             return Percentiles::default();
         }
@@ -115,7 +115,7 @@ impl Percentiles {
 
 /// Runs one task per state: each calls `step` in a loop (the state moves in and out, so a
 /// step can keep per-client bookkeeping) until the window ends.
-pub async fn drive<S, F, Fut>(states: Vec<S>, warmup: Duration, duration: Duration, step: F) -> RunStats
+pub(crate) async fn drive<S, F, Fut>(states: Vec<S>, warmup: Duration, duration: Duration, step: F) -> RunStats
 where
     S: Send + 'static,
     F: Fn(S) -> Fut + Clone + Send + Sync + 'static,

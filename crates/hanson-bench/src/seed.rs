@@ -7,7 +7,7 @@ use crate::api::{Market, Provider};
 use crate::env::{cli_json, Result};
 use crate::workers::CATEGORIES;
 
-pub struct SearchSeed<'a> {
+pub(crate) struct SearchSeed<'a> {
     pub providers: &'a [Provider],
     pub token_id: &'a str,
     pub liquidity: u128,
@@ -15,7 +15,7 @@ pub struct SearchSeed<'a> {
 
 /// Inserts `count` markets spread over the providers (see `hanson seed markets`); returns the
 /// seconds it took.
-pub fn seed_markets(bin: &Path, database_url: &str, seed: &SearchSeed<'_>, count: usize) -> Result<f64> {
+pub(crate) fn seed_markets(bin: &Path, database_url: &str, seed: &SearchSeed<'_>, count: usize) -> Result<f64> {
     let count = count.to_string();
     let liquidity = seed.liquidity.to_string();
     let categories = CATEGORIES.join(",");
@@ -30,7 +30,7 @@ pub fn seed_markets(bin: &Path, database_url: &str, seed: &SearchSeed<'_>, count
 
 /// Inserts `count` price points into a 2-outcome market, spread over `days` days ending now
 /// (see `hanson seed price-points`). Returns (first, last) timestamps and the seconds it took.
-pub fn seed_price_points(bin: &Path, database_url: &str, market: &Market, count: usize, days: i64) -> Result<(i64, i64, f64)> {
+pub(crate) fn seed_price_points(bin: &Path, database_url: &str, market: &Market, count: usize, days: i64) -> Result<(i64, i64, f64)> {
     let (count, days) = (count.to_string(), days.to_string());
     let out = cli_json(bin, database_url, &["seed", "price-points", "--market-id", &market.id, "--count", &count, "--days", &days])?;
     let time = |field: &str| out[field].as_str().and_then(hanson::domain::time::parse_timestamp).ok_or_else(|| format!("hanson seed price-points printed no {field}"));

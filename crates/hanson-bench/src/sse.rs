@@ -22,11 +22,11 @@ use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
 
 /// The subscribers' worker threads (their CPU time is read by this name).
-pub const THREAD_NAME: &str = "sse-subscribers";
+pub(crate) const THREAD_NAME: &str = "sse-subscribers";
 
 /// Receive-minus-timestamp delays, microseconds: a log-linear histogram (128 sub-buckets per
 /// power of two, so a reported percentile is within 1% above the true value).
-pub struct LagHistogram {
+pub(crate) struct LagHistogram {
     buckets: Vec<u64>,
     pub count: u64,
     pub max_us: u64,
@@ -36,7 +36,7 @@ const SUB_BUCKETS: u64 = 128;
 const MAX_LAG_US: u64 = 1 << 40;
 
 impl LagHistogram {
-    pub fn new() -> LagHistogram {
+    pub(crate) fn new() -> LagHistogram {
         LagHistogram { buckets: vec![0; Self::index(MAX_LAG_US) + 1], count: 0, max_us: 0 }
     }
 
@@ -60,13 +60,13 @@ impl LagHistogram {
         ((m + 1) << (e - 7)) - 1
     }
 
-    pub fn record(&mut self, us: u64) {
+    pub(crate) fn record(&mut self, us: u64) {
         self.buckets[Self::index(us)] += 1;
         self.count += 1;
         self.max_us = self.max_us.max(us);
     }
 
-    pub fn merge(&mut self, other: &LagHistogram) {
+    pub(crate) fn merge(&mut self, other: &LagHistogram) {
         for (a, b) in self.buckets.iter_mut().zip(&other.buckets) {
             *a += b;
         }
@@ -75,7 +75,7 @@ impl LagHistogram {
     }
 
     /// Nearest-rank percentile in ms (the bucket's upper edge, capped at the maximum seen).
-    pub fn percentile_ms(&self, p: f64) -> f64 {
+    pub(crate) fn percentile_ms(&self, p: f64) -> f64 {
         if self.count == 0 {
             return f64::NAN;
         }
@@ -93,7 +93,7 @@ impl LagHistogram {
 
 /// What one subscriber saw.
 #[derive(Default)]
-pub struct SubStats {
+pub(crate) struct SubStats {
     /// Seq of the snapshot (its `id:` line).
     pub snapshot_seq: Option<u64>,
     /// Seq of the last event after the snapshot.
@@ -132,7 +132,7 @@ impl SubStats {
 }
 
 /// Counters the scenario watches while the subscribers run.
-pub struct Shared {
+pub(crate) struct Shared {
     pub snapshots: AtomicUsize,
     /// Subscribers that ended (any reason) before their snapshot.
     pub failed_before_snapshot: AtomicUsize,
@@ -142,7 +142,7 @@ pub struct Shared {
     pub finished: Vec<AtomicBool>,
 }
 
-pub struct Config {
+pub(crate) struct Config {
     /// host:port to connect to.
     pub addr: String,
     pub host: String,
@@ -154,7 +154,7 @@ pub struct Config {
 }
 
 /// Splits `http://host:port[/...]` into (host:port, host header).
-pub fn authority(base: &str) -> Result<String, String> {
+pub(crate) fn authority(base: &str) -> Result<String, String> {
     let rest = base.strip_prefix("http://").ok_or_else(|| format!("stream scenarios need an http:// URL, not {base}"))?;
     let authority = rest.split('/').next().unwrap_or(rest);
     if authority.is_empty() {
@@ -164,7 +164,7 @@ pub fn authority(base: &str) -> Result<String, String> {
 }
 
 /// N subscribers to one market's `GET /v1/markets/{id}/events`, on a runtime of their own.
-pub struct Subscribers {
+pub(crate) struct Subscribers {
     runtime: Option<tokio::runtime::Runtime>,
     handles: Vec<JoinHandle<SubStats>>,
     pub shared: Arc<Shared>,
@@ -176,7 +176,7 @@ impl Subscribers {
     /// Starts `n` subscribers; at most `parallel` of them are between connect and snapshot at
     /// a time (so the server's accept queue never overflows). Subscriber 0 verifies every
     /// envelope in full.
-    pub fn open(base: &str, market_id: &str, n: usize, parallel: usize, read_buffer: usize, lags: bool) -> Result<Subscribers, String> {
+    pub(crate) fn open(base: &str, market_id: &str, n: usize, parallel: usize, read_buffer: usize, lags: bool) -> Result<Subscribers, String> {
         let addr = authority(base)?;
         let config = Arc::new(Config {
             host: addr.clone(),
@@ -222,12 +222,12 @@ impl Subscribers {
         Ok(Subscribers { runtime: Some(runtime), handles, shared, stop, opened_at: Instant::now() })
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.handles.len()
     }
 
     /// Waits until every subscriber has its snapshot or has failed; returns (snapshots, failed).
-    pub async fn wait_snapshots(&self, timeout: Duration) -> (usize, usize) {
+    pub(crate) async fn wait_snapshots(&self, timeout: Duration) -> (usize, usize) {
         let deadline = Instant::now() + timeout;
         loop {
             let ok = self.shared.snapshots.load(Ordering::SeqCst);
@@ -240,13 +240,13 @@ impl Subscribers {
     }
 
     /// Subscribers whose task has ended (stream closed, error).
-    pub fn finished(&self) -> usize {
+    pub(crate) fn finished(&self) -> usize {
         self.shared.finished.iter().filter(|f| f.load(Ordering::SeqCst)).count()
     }
 
     /// Waits until every live subscriber has `expected` trade events, or nothing moved for
     /// `stall`, or `timeout` passed. Returns the seconds it waited.
-    pub async fn wait_trades(&self, expected: u64, stall: Duration, timeout: Duration) -> f64 {
+    pub(crate) async fn wait_trades(&self, expected: u64, stall: Duration, timeout: Duration) -> f64 {
         let start = Instant::now();
         let mut last_total = u64::MAX;
         let mut last_move = Instant::now();
@@ -276,7 +276,7 @@ impl Subscribers {
     }
 
     /// Closes every stream and collects what each subscriber saw.
-    pub async fn close(mut self) -> Vec<SubStats> {
+    pub(crate) async fn close(mut self) -> Vec<SubStats> {
         let _ = self.stop.send(true);
         let mut out = Vec::with_capacity(self.handles.len());
         for h in std::mem::take(&mut self.handles) {

@@ -25,7 +25,7 @@ const CONNECT_PARALLEL: usize = 256;
 const FANOUT_READ_BUFFER: usize = 64 * 1024;
 const IDLE_READ_BUFFER: usize = 4 * 1024;
 
-pub fn default_subscribers(name: &str) -> usize {
+pub(crate) fn default_subscribers(name: &str) -> usize {
     if name == "stream_idle" {
         10_000
     } else {
@@ -34,7 +34,7 @@ pub fn default_subscribers(name: &str) -> usize {
 }
 
 /// What a stream scenario printed: the readable block, the JSON fields, and whether it failed.
-pub struct Report {
+pub(crate) struct Report {
     pub fields: Vec<(&'static str, Value)>,
     pub text: String,
     pub failed: bool,
@@ -164,7 +164,7 @@ async fn current_seq(base: &str, market_id: &str) -> Option<u64> {
     probe.close().await.into_iter().next().and_then(|s| s.snapshot_seq)
 }
 
-pub async fn run(args: &Args, name: &'static str) -> Result<Report> {
+pub(crate) async fn run(args: &Args, name: &'static str) -> Result<Report> {
     let subscribers = args.subscribers.unwrap_or_else(|| default_subscribers(name)).max(1);
     match name {
         "stream_fanout" => fanout(args, subscribers).await,

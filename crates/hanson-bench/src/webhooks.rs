@@ -53,7 +53,7 @@ async fn receive(State(state): State<Arc<Mutex<Received>>>, uri: axum::http::Uri
     StatusCode::NO_CONTENT
 }
 
-pub async fn run(args: &Args, endpoints: usize) -> Result<Report> {
+pub(crate) async fn run(args: &Args, endpoints: usize) -> Result<Report> {
     let name = "webhooks";
     let s = setup(args, name, 0, &["--webhook-allow-private"]).await?;
     let clients = args.clients;

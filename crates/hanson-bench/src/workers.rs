@@ -10,7 +10,7 @@ use crate::api::{iso, Market, Session, ONE_TOKEN};
 use crate::load::Sample;
 use crate::rng::Rng;
 
-pub fn client() -> reqwest::Client {
+pub(crate) fn client() -> reqwest::Client {
     reqwest::Client::builder()
         .tcp_nodelay(true)
         .pool_max_idle_per_host(1)
@@ -39,17 +39,17 @@ fn transport_key(e: &reqwest::Error) -> String {
 }
 
 /// GET /healthz: the machine's HTTP ceiling with the same client count.
-pub struct Healthz {
+pub(crate) struct Healthz {
     http: reqwest::Client,
     url: String,
 }
 
 impl Healthz {
-    pub fn new(base: &str) -> Healthz {
+    pub(crate) fn new(base: &str) -> Healthz {
         Healthz { http: client(), url: format!("{base}/healthz") }
     }
 
-    pub async fn step(self) -> (Self, Sample) {
+    pub(crate) async fn step(self) -> (Self, Sample) {
         let sample = match exchange_vec(self.http.get(&self.url)).await {
             Ok(_) => Sample::ok("healthz"),
             Err(key) => Sample::err("healthz", key),
@@ -81,7 +81,7 @@ fn post_json(http: &reqwest::Client, url: &str, bearer: Option<&str>, body: &Val
 
 /// Bets and sells over a slice of wallets that only this client uses, so it knows exactly
 /// what each wallet holds and its sells never ask for more than that.
-pub struct Trader {
+pub(crate) struct Trader {
     http: reqwest::Client,
     /// Per market: (bet URL, sell URL).
     urls: Arc<Vec<(String, String)>>,
@@ -95,7 +95,7 @@ pub struct Trader {
 }
 
 impl Trader {
-    pub fn new(base: &str, markets: Arc<Vec<Market>>, wallets: Vec<Session>, sell_share: f64) -> Trader {
+    pub(crate) fn new(base: &str, markets: Arc<Vec<Market>>, wallets: Vec<Session>, sell_share: f64) -> Trader {
         let urls = markets
             .iter()
             .map(|m| (format!("{base}/v1/markets/{}/bet", m.id), format!("{base}/v1/markets/{}/sell", m.id)))
@@ -113,7 +113,7 @@ impl Trader {
         }
     }
 
-    pub async fn step(mut self) -> (Self, Sample) {
+    pub(crate) async fn step(mut self) -> (Self, Sample) {
         let w = self.next_wallet % self.wallets.len();
         self.next_wallet += 1;
         if self.rng.unit() < self.sell_share && !self.holdings[w].is_empty() {
@@ -186,13 +186,13 @@ fn shares_field(body: &[u8], field: &str) -> Option<u128> {
     v[field].as_str()?.parse().ok()
 }
 
-pub const CATEGORIES: &[&str] =
+pub(crate) const CATEGORIES: &[&str] =
     &["sports", "politics", "crypto", "weather", "esports", "finance", "science", "entertainment", "tech", "culture"];
 /// Words the seeded questions and descriptions contain, plus one that matches nothing.
-pub const SEARCH_TERMS: &[&str] = &["bitcoin", "election", "final", "rain", "team", "launch", "record", "price", "league", "zzz-no-match"];
+pub(crate) const SEARCH_TERMS: &[&str] = &["bitcoin", "election", "final", "rain", "team", "launch", "record", "price", "league", "zzz-no-match"];
 
 /// POST /v1/markets/search with a mix of filters, sorts and pages.
-pub struct Searcher {
+pub(crate) struct Searcher {
     http: reqwest::Client,
     url: String,
     providers: Arc<Vec<String>>,
@@ -200,11 +200,11 @@ pub struct Searcher {
 }
 
 impl Searcher {
-    pub fn new(base: &str, providers: Arc<Vec<String>>) -> Searcher {
+    pub(crate) fn new(base: &str, providers: Arc<Vec<String>>) -> Searcher {
         Searcher { http: client(), url: format!("{base}/v1/markets/search"), providers, rng: Rng::new() }
     }
 
-    pub fn body(&mut self) -> (&'static str, Value) {
+    pub(crate) fn body(&mut self) -> (&'static str, Value) {
         let r = &mut self.rng;
         let (kind, filters) = match r.below(6) {
             0 => ("no_filter", json!({})),
@@ -228,7 +228,7 @@ impl Searcher {
         )
     }
 
-    pub async fn step(mut self) -> (Self, Sample) {
+    pub(crate) async fn step(mut self) -> (Self, Sample) {
         let (kind, body) = self.body();
         let sample = match exchange_vec(post_json(&self.http, &self.url, None, &body)).await {
             Ok(_) => Sample::ok(kind),
@@ -239,7 +239,7 @@ impl Searcher {
 }
 
 /// POST /v1/markets/price-history/search over one heavily traded market.
-pub struct HistoryReader {
+pub(crate) struct HistoryReader {
     http: reqwest::Client,
     url: String,
     market_id: String,
@@ -254,7 +254,7 @@ const HOUR: i64 = 3_600_000_000;
 const DAY: i64 = 24 * HOUR;
 
 impl HistoryReader {
-    pub fn new(base: &str, market: &Market, from: i64, to: i64) -> HistoryReader {
+    pub(crate) fn new(base: &str, market: &Market, from: i64, to: i64) -> HistoryReader {
         HistoryReader {
             http: client(),
             url: format!("{base}/v1/markets/price-history/search"),
@@ -272,7 +272,7 @@ impl HistoryReader {
         (iso(start), iso(start + width))
     }
 
-    pub fn body(&mut self) -> (&'static str, Value) {
+    pub(crate) fn body(&mut self) -> (&'static str, Value) {
         let roll = self.rng.unit();
         let outcome = self.rng.pick(&self.outcome_ids).clone();
         if roll < 0.4 {
@@ -299,7 +299,7 @@ impl HistoryReader {
         }
     }
 
-    pub async fn step(mut self) -> (Self, Sample) {
+    pub(crate) async fn step(mut self) -> (Self, Sample) {
         let (kind, body) = self.body();
         let sample = match exchange_vec(post_json(&self.http, &self.url, None, &body)).await {
             Ok(_) => Sample::ok(kind),

@@ -46,7 +46,7 @@ fn error_cases_never_panic() {
     assert_eq!(liquidity_parameter(100, 65), Err(InvalidOutcomeCount));
     assert_eq!(liquidity_parameter(0, 2), Err(ZeroLiquidity));
     assert_eq!(liquidity_parameter(u128::MAX, 2), Err(Overflow));
-    assert!(LmsrError::Overflow.to_string().contains("range"));
+    assert!(Overflow.to_string().contains("range"));
 }
 
 #[test]

@@ -57,7 +57,7 @@ use tx::Tx;
 #[derive(Clone)]
 pub(crate) enum Backend {
     Sqlite(sqlite::SqliteBackend),
-    Postgres(self::postgres::PostgresBackend),
+    Postgres(postgres::PostgresBackend),
 }
 
 /// Receives the events of each write after its commit is durable, in the order the writes
@@ -107,7 +107,7 @@ impl Store {
             return Ok(Store::with_backend(Backend::Sqlite(sqlite::SqliteBackend::open(url)?)));
         }
         if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            let backend = self::postgres::PostgresBackend::open(url, options)?;
+            let backend = postgres::PostgresBackend::open(url, options)?;
             return Ok(Store::with_backend(Backend::Postgres(backend)));
         }
         let scheme = url.split("://").next().unwrap_or(url);
@@ -311,7 +311,10 @@ mod tests {
         let mates: Vec<_> = (0..8)
             .map(|i| {
                 let store = store.clone();
-                tokio::spawn(async move { store.write(move |c| Ok(c.emit(closing_of(&format!("mate{i}"))))).await })
+                tokio::spawn(async move { store.write(move |c| {
+                    let _: () = c.emit(closing_of(&format!("mate{i}")));
+                    Ok(())
+                }).await })
             })
             .collect();
         assert!(matches!(spoiler.await.expect("task"), Err(Error::Rule { code: "late_failure", .. })));

@@ -155,7 +155,7 @@ mod tests {
             assert!(value > started_before, "got read {value}, though read {started_before} had started before it arrived");
         }
         let reads = source.0.load(Ordering::SeqCst);
-        assert!(reads >= 2 && reads <= 8, "200 callers over 50 ms of 20 ms reads took {reads} reads");
+        assert!((2..=8).contains(&reads), "200 callers over 50 ms of 20 ms reads took {reads} reads");
     }
 
     /// A failed read answers its reader with its error, and a caller that arrived during it
@@ -184,7 +184,7 @@ mod tests {
 
         let abandoned = {
             let shared = shared.clone();
-            tokio::spawn(async move { shared.get(|| std::future::pending::<Result<u64>>()).await })
+            tokio::spawn(async move { shared.get(std::future::pending::<Result<u64>>).await })
         };
         tokio::time::sleep(Duration::from_millis(5)).await;
         let next = {

@@ -11,6 +11,7 @@ use super::tx::Tx;
 use super::accounts;
 use crate::domain::ids::{new_id, PositionId, TradeId};
 use crate::domain::market::Market;
+use crate::domain::position::Position;
 use crate::domain::time::now_micros;
 use crate::domain::trade::plan::{plan_bet, plan_sell, trade_accounts, TradePlan, TradeStart};
 use crate::domain::trade::{BetReceipt, BetRequest, SaleReceipt, SellRequest, Trader};
@@ -27,9 +28,12 @@ pub(crate) fn live_session(tx: &mut Tx<'_>, trader: &Trader) -> Result<String> {
     }
 }
 
+/// The market, the trader's position and the stored balances of the accounts the trade moves.
+type Loaded = (Market, Option<Position>, Vec<(String, u128)>);
+
 /// Reads what a trade by `trader` on `outcome_id` of `market_id` starts from: the market, the
 /// trader's position and the balances the trade moves.
-fn load(tx: &mut Tx<'_>, trader: &Trader, market_id: &str, outcome_id: &str) -> Result<(Market, Option<crate::domain::position::Position>, Vec<(String, u128)>)> {
+fn load(tx: &mut Tx<'_>, trader: &Trader, market_id: &str, outcome_id: &str) -> Result<Loaded> {
     let (c, mut rows) = tx.parts();
     let market = batch::market(c, rows.as_deref_mut(), market_id)?;
     let position = batch::position(c, rows.as_deref_mut(), &trader.wallet_id, outcome_id)?;

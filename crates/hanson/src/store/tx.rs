@@ -41,7 +41,7 @@ impl<'t> Tx<'t> {
     /// will be published. Every write that emits a market event holds the market's lock (or is
     /// SQLite's single writer), so numbering from the last stored number is gapless.
     pub(crate) fn finish(self, node: &str, now: Micros) -> Result<Vec<Published>> {
-        let Tx { conn, mut rows, events } = self;
+        let Tx { conn, rows, events } = self;
         if events.is_empty() {
             return Ok(Vec::new());
         }
@@ -65,7 +65,7 @@ impl<'t> Tx<'t> {
             written.push(EventRow::new(event, seq, now)?);
         }
         let published = written.iter().map(|row| row.published().clone()).collect();
-        match rows.as_deref_mut() {
+        match rows {
             // A batch of trades writes the events of all its trades together, before its COMMIT.
             Some(rows) => {
                 rows.defer_events(node, written);

@@ -103,7 +103,7 @@ async fn auth_routes_are_rate_limited_per_ip() {
     let limited = app.post("/v1/auth/nonce", None, body).await;
     assert_problem(&limited, 429, "rate_limited");
     let retry_after: u64 = limited.headers["retry-after"].to_str().unwrap().parse().unwrap();
-    assert!(retry_after >= 1 && retry_after <= 100, "{retry_after}");
+    assert!((1..=100).contains(&retry_after), "{retry_after}");
     // Other routes are not limited by the auth rule.
     assert_eq!(app.get("/healthz", None).await.status, StatusCode::OK);
 }

@@ -20,6 +20,9 @@
 //!   AsyncAPI document. Backend-independent, so declared once here: each document is fetched
 //!   from the first server a test starts and compiled once per process.
 
+// Each backend's module declares the same test files: they run once per backend.
+#![allow(clippy::duplicate_mod)]
+
 mod contract;
 
 /// The API test modules, declared once and expanded inside each backend's module (`sqlite.rs`,

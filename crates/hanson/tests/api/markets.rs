@@ -85,10 +85,13 @@ async fn assert_rejected_without_change(f: &Fixture, body: Value, field: &str) {
     assert_eq!(s.body["pagination"]["total"], 0);
 }
 
+/// A change that spoils a valid request body.
+type Spoil = Box<dyn Fn(&mut Value)>;
+
 #[tokio::test]
 async fn create_market_validation_errors_change_nothing() {
     let f = Fixture::new().await;
-    let cases: Vec<(&str, Box<dyn Fn(&mut Value)>)> = vec![
+    let cases: Vec<(&str, Spoil)> = vec![
         ("question", Box::new(|b| b["question"] = json!("   "))),
         ("question", Box::new(|b| { b.as_object_mut().unwrap().remove("question"); })),
         ("outcomes", Box::new(|b| b["outcomes"] = json!([{ "title": "Only", "outcome_index": 0 }]))),

@@ -12,7 +12,7 @@ use crate::record::{Ack, Recording, DB_NAME};
 
 /// Why a cut point was chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Why {
+pub(crate) enum Why {
     /// Anywhere in the log after trading began.
     Random,
     /// Just before a sync returned (the cut leaves it undone) or just after.
@@ -27,7 +27,7 @@ pub enum Why {
 }
 
 #[derive(Clone, Debug)]
-pub struct Cut {
+pub(crate) struct Cut {
     /// The records that happened: the first `at`.
     pub at: usize,
     pub why: Why,
@@ -37,7 +37,7 @@ pub struct Cut {
 }
 
 /// What the log's records are, for choosing cut points.
-pub struct Landmarks {
+pub(crate) struct Landmarks {
     pub trading_from: usize,
     pub syncs: Vec<usize>,
     pub db_writes: Vec<usize>,
@@ -48,7 +48,7 @@ pub struct Landmarks {
 }
 
 impl Landmarks {
-    pub fn find(log: &Log, recording: &Recording) -> Landmarks {
+    pub(crate) fn find(log: &Log, recording: &Recording) -> Landmarks {
         let wal_name = format!("{DB_NAME}-wal");
         let mut role: HashMap<u64, &str> = HashMap::new();
         for (name, ino, _) in &recording.base {
@@ -91,7 +91,7 @@ impl Landmarks {
         marks
     }
 
-    pub fn in_checkpoint(&self, at: usize) -> bool {
+    pub(crate) fn in_checkpoint(&self, at: usize) -> bool {
         self.checkpoints.iter().any(|&(from, sync)| from < at && at <= sync)
     }
 }
@@ -121,7 +121,7 @@ fn draw_for(rand: &mut Rand) -> (&'static str, CutDraw) {
 /// checkpoints (each database sync that ends one, before and after, and each WAL header that
 /// starts the WAL over, just after it is written and after its sync, as many as fit; the
 /// rest just after one of a checkpoint's writes); the rest anywhere after trading began.
-pub fn choose(log: &Log, marks: &Landmarks, count: usize, seed: u64) -> Vec<(usize, Why)> {
+pub(crate) fn choose(log: &Log, marks: &Landmarks, count: usize, seed: u64) -> Vec<(usize, Why)> {
     let n = log.ops.len();
     let mut rand = Rand::new(seed);
     let mut chosen: BTreeSet<(usize, Why)> = BTreeSet::new();
@@ -172,7 +172,7 @@ pub fn choose(log: &Log, marks: &Landmarks, count: usize, seed: u64) -> Vec<(usi
 
 /// What one cut point came to.
 #[derive(Debug)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     pub cut: Cut,
     pub stats: CutStats,
     /// Trades acknowledged before the cut.
@@ -186,7 +186,7 @@ pub struct Verdict {
 }
 
 impl Verdict {
-    pub fn failed(&self) -> bool {
+    pub(crate) fn failed(&self) -> bool {
         !self.missing.is_empty() || self.integrity != ["ok"] || !self.audit_ok || self.error.is_some()
     }
 }
@@ -216,7 +216,7 @@ fn check(bin: &Path, dir: &Path, acked: &[Ack]) -> (Vec<Ack>, Vec<String>, bool,
     (missing, integrity, out.status.success(), audit, error)
 }
 
-pub struct Run<'a> {
+pub(crate) struct Run<'a> {
     pub bin: &'a Path,
     pub log: &'a Log,
     pub recording: &'a Recording,
@@ -229,7 +229,7 @@ pub struct Run<'a> {
 
 /// Builds every cut's directory in one pass over the log and checks them on `workers`
 /// threads as they come.
-pub fn run(run: Run<'_>) -> Vec<Verdict> {
+pub(crate) fn run(run: Run<'_>) -> Vec<Verdict> {
     let Run { bin, log, recording, mut cuts, scratch, keep, workers } = run;
     cuts.sort_by_key(|c| c.at);
     // Acknowledged trades in the order the log reached them.
@@ -281,7 +281,7 @@ pub fn run(run: Run<'_>) -> Vec<Verdict> {
 }
 
 /// The cut points with their draws: modes and seeds from `seed` and the point.
-pub fn plan(log: &Log, marks: &Landmarks, count: usize, seed: u64) -> Vec<Cut> {
+pub(crate) fn plan(log: &Log, marks: &Landmarks, count: usize, seed: u64) -> Vec<Cut> {
     choose(log, marks, count, seed)
         .into_iter()
         .map(|(at, why)| {

@@ -28,7 +28,7 @@ use std::path::Path;
 
 use crate::oplog::{Log, Op};
 
-pub const SECTOR: u64 = 512;
+pub(crate) const SECTOR: u64 = 512;
 const O_TRUNC: u32 = 0o1000;
 
 /// A change not yet made durable, by the record that made it.
@@ -53,7 +53,7 @@ enum NameChange {
 }
 
 /// The disk as the log has left it after some records.
-pub struct Disk {
+pub(crate) struct Disk {
     files: Vec<File>,
     /// Files by their real inode number (the latest file to have it).
     by_ino: HashMap<u64, usize>,
@@ -65,7 +65,7 @@ pub struct Disk {
 
 /// How a cut treats the volatile changes.
 #[derive(Clone, Copy, Debug)]
-pub struct CutDraw {
+pub(crate) struct CutDraw {
     /// Chance that a volatile sector (or truncation) reaches the disk.
     pub keep: f64,
     /// Chance that a kept sector is torn.
@@ -76,7 +76,7 @@ pub struct CutDraw {
 
 /// What a cut did with the volatile changes.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct CutStats {
+pub(crate) struct CutStats {
     pub volatile_sectors: u64,
     pub dropped_sectors: u64,
     pub torn_sectors: u64,
@@ -84,34 +84,34 @@ pub struct CutStats {
 }
 
 /// A tiny deterministic PRNG (splitmix64), so that a seed replays a cut exactly.
-pub struct Rand(u64);
+pub(crate) struct Rand(u64);
 
 impl Rand {
-    pub fn new(seed: u64) -> Rand {
+    pub(crate) fn new(seed: u64) -> Rand {
         Rand(seed)
     }
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     }
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         if n == 0 {
             0
         } else {
             self.next_u64() % n
         }
     }
-    pub fn unit(&mut self) -> f64 {
+    pub(crate) fn unit(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 
 impl Disk {
     /// The directory as it was when recording began, all of it durable: (name, inode, bytes).
-    pub fn new(base: Vec<(String, u64, Vec<u8>)>) -> Disk {
+    pub(crate) fn new(base: Vec<(String, u64, Vec<u8>)>) -> Disk {
         let mut disk = Disk {
             files: Vec::new(),
             by_ino: HashMap::new(),
@@ -131,7 +131,7 @@ impl Disk {
     }
 
     /// Records applied so far.
-    pub fn applied(&self) -> usize {
+    pub(crate) fn applied(&self) -> usize {
         self.applied
     }
 
@@ -140,7 +140,7 @@ impl Disk {
     }
 
     /// Applies the next record of the log.
-    pub fn apply(&mut self, log: &Log) {
+    pub(crate) fn apply(&mut self, log: &Log) {
         let record = self.applied;
         match &log.ops[record] {
             Op::Open { ino, flags, name } => {
@@ -206,7 +206,7 @@ impl Disk {
     }
 
     /// The directory a power cut now would leave, written into `out` (which exists and is empty).
-    pub fn cut(&self, log: &Log, draw: CutDraw, rand: &mut Rand, out: &Path) -> std::io::Result<CutStats> {
+    pub(crate) fn cut(&self, log: &Log, draw: CutDraw, rand: &mut Rand, out: &Path) -> std::io::Result<CutStats> {
         let mut stats = CutStats::default();
         let mut names = self.durable_names.clone();
         let kept_names = ((draw.names_kept * self.volatile_names.len() as f64).round() as usize).min(self.volatile_names.len());

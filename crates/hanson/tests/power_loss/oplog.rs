@@ -7,7 +7,7 @@ use std::path::Path;
 
 /// One record. Inodes are the real ones (`st_ino`); data are ranges of the log's bytes.
 #[derive(Debug, Clone)]
-pub enum Op {
+pub(crate) enum Op {
     Open { ino: u64, flags: u32, name: String },
     Write { ino: u64, offset: u64, data: Range<usize> },
     Truncate { ino: u64, size: u64 },
@@ -21,7 +21,7 @@ pub enum Op {
     Unsupported(String),
 }
 
-pub struct Log {
+pub(crate) struct Log {
     pub bytes: Vec<u8>,
     pub ops: Vec<Op>,
     /// The log's length in bytes after each record.
@@ -48,7 +48,7 @@ fn name_at(b: &[u8], at: usize) -> (String, usize) {
 }
 
 /// The record starting at `at` of `bytes` and its length, or None if it is not whole yet.
-pub fn parse_one(bytes: &[u8], at: usize) -> Option<(Op, usize)> {
+pub(crate) fn parse_one(bytes: &[u8], at: usize) -> Option<(Op, usize)> {
     if bytes.len() < at + HEADER {
         return None;
     }
@@ -78,7 +78,7 @@ pub fn parse_one(bytes: &[u8], at: usize) -> Option<(Op, usize)> {
 }
 
 impl Log {
-    pub fn read(path: &Path) -> std::io::Result<Log> {
+    pub(crate) fn read(path: &Path) -> std::io::Result<Log> {
         let mut bytes = Vec::new();
         std::fs::File::open(path)?.read_to_end(&mut bytes)?;
         let (mut ops, mut ends) = (Vec::new(), Vec::new());
@@ -93,11 +93,11 @@ impl Log {
     }
 
     /// How many records a log `len` bytes long held (whole ones).
-    pub fn records_at(&self, len: u64) -> usize {
+    pub(crate) fn records_at(&self, len: u64) -> usize {
         self.ends.partition_point(|&end| end <= len)
     }
 
-    pub fn data(&self, range: &Range<usize>) -> &[u8] {
+    pub(crate) fn data(&self, range: &Range<usize>) -> &[u8] {
         &self.bytes[range.clone()]
     }
 }
@@ -106,7 +106,7 @@ impl Log {
 /// WAL's start and each restart after a checkpoint) and syncs of the database file (each
 /// checkpoint's end).
 #[derive(Default)]
-pub struct Progress {
+pub(crate) struct Progress {
     read: usize,
     pending: Vec<u8>,
     wal_inos: Vec<u64>,
@@ -116,7 +116,7 @@ pub struct Progress {
 }
 
 impl Progress {
-    pub fn update(&mut self, path: &Path, db_name: &str) -> std::io::Result<()> {
+    pub(crate) fn update(&mut self, path: &Path, db_name: &str) -> std::io::Result<()> {
         use std::io::{Seek, SeekFrom};
         let mut file = std::fs::File::open(path)?;
         file.seek(SeekFrom::Start(self.read as u64))?;

@@ -14,10 +14,10 @@ use serde_json::{json, Value};
 use crate::api::{self, Api, Market, MarketSpec, Provider, Session, ONE_TOKEN};
 use crate::oplog::Progress;
 
-pub const DB_NAME: &str = "hanson.db";
+pub(crate) const DB_NAME: &str = "hanson.db";
 
 /// What the recorded run is asked for.
-pub struct Plan {
+pub(crate) struct Plan {
     pub clients: usize,
     pub wallets_per_client: usize,
     pub markets: usize,
@@ -34,14 +34,14 @@ pub struct Plan {
 
 /// A trade the service acknowledged.
 #[derive(Clone, Debug)]
-pub struct Ack {
+pub(crate) struct Ack {
     pub trade_id: String,
     pub kind: &'static str,
     /// The log's length in bytes when the answer had arrived.
     pub log_len: u64,
 }
 
-pub struct Recording {
+pub(crate) struct Recording {
     pub log: PathBuf,
     /// The directory when the server started: (name, inode, bytes), all of it synced.
     pub base: Vec<(String, u64, Vec<u8>)>,
@@ -126,7 +126,7 @@ fn durable_base(dir: &Path) -> Vec<(String, u64, Vec<u8>)> {
     base
 }
 
-pub async fn record(bin: &Path, shim: &Path, work: &Path, plan: &Plan) -> Recording {
+pub(crate) async fn record(bin: &Path, shim: &Path, work: &Path, plan: &Plan) -> Recording {
     let dir = work.join("db");
     std::fs::create_dir_all(&dir).expect("db dir");
     let log = work.join("ops.log");

@@ -110,9 +110,19 @@ fn trade_time(m: &Market, now: Micros) -> Micros {
     now.max(m.updated_at)
 }
 
-/// The transfers of one trade: `payer` pays `principal` to `payee`, and `fee_payer` pays the
+/// The money of one trade: `payer` pays `principal` to `payee`, and `fee_payer` pays the
 /// creator's and the platform's shares of the fee.
-fn trade_transfers(m: &Market, kind: &'static str, payer: &Account, payee: &Account, principal: u128, fee_payer: &Account, fee: FeeSplit, reference: &str, at: Micros) -> Vec<Transfer> {
+struct Money {
+    kind: &'static str,
+    payer: Account,
+    payee: Account,
+    principal: u128,
+    fee_payer: Account,
+    fee: FeeSplit,
+}
+
+/// The transfers of `money` on `m`, recorded under the trade's id at `at`.
+fn trade_transfers(m: &Market, money: Money, reference: &str, at: Micros) -> Vec<Transfer> {
     let token_id = m.token.id.to_string();
     let transfer = |kind: &'static str, from: &Account, to: Account, amount: u128| Transfer {
         kind,
@@ -124,14 +134,20 @@ fn trade_transfers(m: &Market, kind: &'static str, payer: &Account, payee: &Acco
         at,
     };
     vec![
-        transfer(kind, payer, payee.clone(), principal),
-        transfer("creator_fee", fee_payer, Account::wallet(&m.creator_wallet_id, &m.token.id), fee.creator),
-        transfer("platform_fee", fee_payer, Account::platform(&m.token.id), fee.platform),
+        transfer(money.kind, &money.payer, money.payee.clone(), money.principal),
+        transfer("creator_fee", &money.fee_payer, Account::wallet(&m.creator_wallet_id, &m.token.id), money.fee.creator),
+        transfer("platform_fee", &money.fee_payer, Account::platform(&m.token.id), money.fee.platform),
     ]
 }
 
-/// The amounts of one filled trade, as its record shows them.
+/// One filled trade: its amounts as its record shows them, the money it moved and the
+/// position it left.
 struct Fill<'a> {
+    outcome: usize,
+    at: Micros,
+    transfers: Vec<Transfer>,
+    balances: Balances,
+    position: Position,
     kind: TradeKind,
     amount: u128,
     net_amount: u128,
@@ -144,7 +160,8 @@ struct Fill<'a> {
 
 /// What bets and sales share once their money and position are settled: the record, the
 /// totals, the events and the common part of the receipt.
-fn finish(start: &TradeStart<'_>, trader: &Trader, outcome: usize, at: Micros, transfers: Vec<Transfer>, balances: Balances, position: Position, fill: Fill<'_>) -> Result<(TradePlan, FilledTrade)> {
+fn finish(start: &TradeStart<'_>, trader: &Trader, fill: Fill<'_>) -> Result<(TradePlan, FilledTrade)> {
+    let Fill { outcome, at, transfers, balances, position, .. } = fill;
     let m = start.market;
     let o = &m.outcomes[outcome];
     let wallet = ledger::wallet_account(&trader.wallet_id, &m.token.id);
@@ -225,8 +242,8 @@ pub(crate) fn plan_bet(start: &TradeStart<'_>, trader: &Trader, req: &BetRequest
     position.updated_at = at;
 
     let wallet = Account::wallet(&trader.wallet_id, &m.token.id);
-    let pool = Account::pool(&m.id);
-    let transfers = trade_transfers(m, "bet", &wallet, &pool, quote.net_amount, &wallet, quote.fee, &start.trade_id, at);
+    let money = Money { kind: "bet", payer: wallet.clone(), payee: Account::pool(&m.id), principal: quote.net_amount, fee_payer: wallet, fee: quote.fee };
+    let transfers = trade_transfers(m, money, &start.trade_id, at);
     let balances = ledger::apply(start.balances, &transfers).map_err(|e| match e {
         TransferError::Insufficient { .. } => {
             Error::rule("insufficient_balance", format!("wallet balance is below the bet amount {}", req.amount))
@@ -234,6 +251,11 @@ pub(crate) fn plan_bet(start: &TradeStart<'_>, trader: &Trader, req: &BetRequest
         TransferError::Overflow => Error::rule("amount_too_large", "wallet balance would exceed the supported maximum"),
     })?;
     let fill = Fill {
+        outcome: index,
+        at,
+        transfers,
+        balances,
+        position,
         kind: TradeKind::Buy,
         amount: req.amount,
         net_amount: quote.net_amount,
@@ -243,7 +265,7 @@ pub(crate) fn plan_bet(start: &TradeStart<'_>, trader: &Trader, req: &BetRequest
         average_price: &quote.average_price,
         prices: quote.new_prices,
     };
-    let (plan, filled) = finish(start, trader, index, at, transfers, balances, position, fill)?;
+    let (plan, filled) = finish(start, trader, fill)?;
     let receipt = BetReceipt {
         bet_id: start.trade_id.clone(),
         amount: Wei(req.amount),
@@ -265,9 +287,9 @@ pub(crate) fn plan_sell(start: &TradeStart<'_>, trader: &Trader, req: &SellReque
     let mut position = held.cloned().ok_or_else(|| Error::rule("insufficient_shares", "no shares of this outcome to sell"))?;
     let outcome = &m.outcomes[index];
 
-    let wallet = Account::wallet(&trader.wallet_id, &m.token.id);
     let pool = Account::pool(&m.id);
-    let transfers = trade_transfers(m, "sell", &pool, &wallet, quote.net_proceeds, &pool, quote.fee, &start.trade_id, at);
+    let money = Money { kind: "sell", payer: pool.clone(), payee: Account::wallet(&trader.wallet_id, &m.token.id), principal: quote.net_proceeds, fee_payer: pool, fee: quote.fee };
+    let transfers = trade_transfers(m, money, &start.trade_id, at);
     let balances = ledger::apply(start.balances, &transfers)
         .map_err(|e| Error::internal(format!("the pool cannot pay a sale: {e:?}")))?;
 
@@ -281,6 +303,11 @@ pub(crate) fn plan_sell(start: &TradeStart<'_>, trader: &Trader, req: &SellReque
     position.status = if position.shares == 0 { PositionStatus::Closed } else { PositionStatus::Active };
     position.updated_at = at;
     let fill = Fill {
+        outcome: index,
+        at,
+        transfers,
+        balances,
+        position,
         kind: TradeKind::Sell,
         amount: quote.proceeds,
         net_amount: quote.net_proceeds,
@@ -290,7 +317,7 @@ pub(crate) fn plan_sell(start: &TradeStart<'_>, trader: &Trader, req: &SellReque
         average_price: &quote.average_price,
         prices: quote.new_prices,
     };
-    let (plan, filled) = finish(start, trader, index, at, transfers, balances, position, fill)?;
+    let (plan, filled) = finish(start, trader, fill)?;
     let receipt = SaleReceipt {
         transaction_id: start.trade_id.clone(),
         shares_sold: Wei(quote.shares),

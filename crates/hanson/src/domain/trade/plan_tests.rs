@@ -314,7 +314,7 @@ proptest! {
         prop_assert_eq!(receipt.proceeds.0, exact.floor_lo());
         prop_assert_eq!(net_change(&plan), 0);
         prop_assert!(plan.balances.after("pool:m") >= (q0 - sold).max(q1));
-        let kept = invested - crate::domain::num::mul_div(invested, sold, held_shares, crate::domain::num::Rounding::Down).unwrap();
+        let kept = invested - mul_div(invested, sold, held_shares, Rounding::Down).unwrap();
         prop_assert!(plan.position.total_invested <= kept, "basis {} above {}", plan.position.total_invested, kept);
     }
 }

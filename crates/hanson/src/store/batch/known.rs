@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::CommittedRows;
+use super::{CommittedRows, KeptPosition};
 use crate::domain::market::Market;
 use crate::domain::position::Position;
 
@@ -72,10 +72,10 @@ impl MarketCopies {
 
     /// Keeps the markets of a committed batch as `flush` stored them, with their event
     /// numbers (`committed`), and the positions its trades left (`BatchRows::kept_positions`).
-    pub(crate) fn committed(&mut self, committed: CommittedRows, positions: Vec<(String, String, Option<Position>)>) {
+    pub(crate) fn committed(&mut self, committed: CommittedRows, positions: Vec<KeptPosition>) {
         let (markets, seqs) = committed.into_markets_and_seqs();
         let mut taken = std::mem::take(&mut self.in_batch);
-        let mut by_outcome: HashMap<&str, Vec<&(String, String, Option<Position>)>> = HashMap::new();
+        let mut by_outcome: HashMap<&str, Vec<&KeptPosition>> = HashMap::new();
         for kept in &positions {
             by_outcome.entry(kept.1.as_str()).or_default().push(kept);
         }

@@ -42,7 +42,7 @@ pub(crate) struct BatchRows {
     sessions: Vec<(String, KeptSession)>,
     /// Positions read for this batch's trades, by (wallet, outcome): None where the wallet
     /// holds none yet.
-    positions: Vec<KeptPosition>,
+    positions: Vec<PositionCopy>,
     /// Counts every change to the copies: a trade that fails after changing them fails its
     /// batch, as one that changed stored rows does.
     changes: u64,
@@ -56,6 +56,10 @@ pub(crate) struct BatchRows {
     committed: Option<CommittedRows>,
 }
 
+/// What a wallet holds of an outcome as a batch left it: (wallet, outcome, position), None
+/// where it holds none.
+pub(crate) type KeptPosition = (String, String, Option<Position>);
+
 struct KeptBalance {
     account_id: String,
     balance: u128,
@@ -63,7 +67,7 @@ struct KeptBalance {
     changed: bool,
 }
 
-struct KeptPosition {
+struct PositionCopy {
     wallet_id: String,
     outcome_id: String,
     position: Option<Position>,
@@ -182,12 +186,12 @@ impl BatchRows {
     /// Keeps what a wallet holds of an outcome, as just read from the store.
     pub(crate) fn keep_position(&mut self, wallet_id: &str, outcome_id: &str, position: Option<Position>) {
         if self.position(wallet_id, outcome_id).is_none() {
-            self.positions.push(KeptPosition { wallet_id: wallet_id.into(), outcome_id: outcome_id.into(), position, changed: false });
+            self.positions.push(PositionCopy { wallet_id: wallet_id.into(), outcome_id: outcome_id.into(), position, changed: false });
         }
     }
 
-    /// Every kept position as the batch's trades left it: (wallet, outcome, position).
-    pub(crate) fn kept_positions(&self) -> Vec<(String, String, Option<Position>)> {
+    /// Every kept position as the batch's trades left it.
+    pub(crate) fn kept_positions(&self) -> Vec<KeptPosition> {
         self.positions.iter().map(|p| (p.wallet_id.clone(), p.outcome_id.clone(), p.position.clone())).collect()
     }
 

@@ -11,6 +11,17 @@ use crate::domain::time::Micros;
 use crate::error::{Error, Result};
 use crate::store::sql::{Conn, Param};
 
+/// Which of a page's buckets to read: their order, how many to skip, how many to take.
+#[derive(Clone, Copy)]
+pub(super) struct Slice {
+    pub(super) dir: Direction,
+    pub(super) offset: i64,
+    pub(super) limit: i64,
+}
+
+/// A bucket folded from its candles: the total before it, its last price, the total after it.
+type Folded = (u128, u128, u128);
+
 /// The partial buckets at both ends of a date filter (`ranges`: inclusive, each inside one
 /// bucket), in one statement: per outcome of the scope, ordered by id (the tie-break of
 /// buckets that share a start), the last price in the range, and the volume as the difference
@@ -58,7 +69,8 @@ pub(super) fn partial_buckets(c: &mut dyn Conn, scope: &Scope, ranges: [Option<(
 /// An hourly page found through kept keys: its count and first key from them, its rows and
 /// the market's last candle from the statement. None when the keys no longer end at the
 /// market's last candle.
-pub(super) fn hourly_page_by_keys(c: &mut dyn Conn, scope: &Scope, kept: &MarketCandleKeys, range: (Micros, Micros), dir: Direction, offset: i64, limit: i64) -> Result<Option<(i64, Vec<Bucket>)>> {
+pub(super) fn hourly_page_by_keys(c: &mut dyn Conn, scope: &Scope, kept: &MarketCandleKeys, range: (Micros, Micros), slice: Slice) -> Result<Option<(i64, Vec<Bucket>)>> {
+    let Slice { dir, offset, limit } = slice;
     let mut in_scope: Vec<usize> = kept.in_scope(scope, range).collect();
     let total = in_scope.len() as i64;
     let desc = dir == Direction::Desc;
@@ -121,14 +133,15 @@ pub(super) fn hourly_page_by_keys(c: &mut dyn Conn, scope: &Scope, kept: &Market
 
 /// Whole buckets of `width` from the candles of its base width: how many there are, and
 /// `limit` of them from `offset` in the page's order.
-pub(super) fn whole_buckets(c: &mut dyn Conn, scope: &Scope, range: (Micros, Micros), width: Micros, dir: Direction, offset: i64, limit: i64, keys: Option<&CandleKeys>) -> Result<(i64, Vec<Bucket>)> {
+pub(super) fn whole_buckets(c: &mut dyn Conn, scope: &Scope, range: (Micros, Micros), width: Micros, slice: Slice, keys: Option<&CandleKeys>) -> Result<(i64, Vec<Bucket>)> {
+    let Slice { limit, .. } = slice;
     let keys = keys.filter(|_| width == HOUR && limit > 0 && seeks_to_offset(c));
     if let Some(kept) = keys.and_then(|k| k.get(&scope.market_id)) {
-        if let Some(page) = hourly_page_by_keys(c, scope, &kept, range, dir, offset, limit)? {
+        if let Some(page) = hourly_page_by_keys(c, scope, &kept, range, slice)? {
             return Ok(page);
         }
     }
-    let page = whole_buckets_walked(c, scope, range, width, dir, offset, limit)?;
+    let page = whole_buckets_walked(c, scope, range, width, slice)?;
     if let Some(keys) = keys {
         keys.refresh(c, &scope.market_id)?;
     }
@@ -136,7 +149,8 @@ pub(super) fn whole_buckets(c: &mut dyn Conn, scope: &Scope, range: (Micros, Mic
 }
 
 /// [`whole_buckets`] through the candles' index alone.
-pub(super) fn whole_buckets_walked(c: &mut dyn Conn, scope: &Scope, range: (Micros, Micros), width: Micros, dir: Direction, offset: i64, limit: i64) -> Result<(i64, Vec<Bucket>)> {
+pub(super) fn whole_buckets_walked(c: &mut dyn Conn, scope: &Scope, range: (Micros, Micros), width: Micros, slice: Slice) -> Result<(i64, Vec<Bucket>)> {
+    let Slice { dir, offset, limit } = slice;
     let base = base_width(width);
     let (filter, params) = candles_where(scope, base, range, 1);
     // A derived width's buckets are the distinct (outcome, bucket) pairs of its base candles.
@@ -196,7 +210,7 @@ pub(super) fn whole_buckets_walked(c: &mut dyn Conn, scope: &Scope, range: (Micr
     };
     // The candles under the page's buckets, oldest first: the first gives the total before
     // the bucket, the last its price and total after.
-    let mut folded: HashMap<(String, Micros), Option<(u128, u128, u128)>> = keys.iter().map(|k| (k.clone(), None)).collect();
+    let mut folded: HashMap<(String, Micros), Option<Folded>> = keys.iter().map(|k| (k.clone(), None)).collect();
     let (under, under_params) = candles_where(scope, base, (first, last.saturating_add(width)), 1);
     let rows = c.query(&format!("SELECT outcome_id, start, price, cum_before, cum_after FROM price_candles WHERE {under} ORDER BY start"), &under_params)?;
     for r in &rows {
@@ -236,7 +250,10 @@ pub(super) fn bucketed(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery, width: M
     data.extend(head.into_iter().skip(offset as usize).take(per_page as usize));
     let whole_offset = (offset - head_len).max(0);
     let (whole_total, whole) = match parts.whole {
-        Some(range) => whole_buckets(c, scope, range, width, q.direction, whole_offset, per_page - data.len() as i64, keys)?,
+        Some(range) => {
+            let slice = Slice { dir: q.direction, offset: whole_offset, limit: per_page - data.len() as i64 };
+            whole_buckets(c, scope, range, width, slice, keys)?
+        }
         None => (0, Vec::new()),
     };
     data.extend(whole);

@@ -177,7 +177,7 @@ pub(crate) fn changed_markets_reads<'a>(markets: &'a [(&'a str, i64)]) -> Vec<(S
     let lock_params: Vec<Param<'a>> = markets.iter().map(|(id, _)| *id).chain(std::iter::repeat(last)).take(padded).map(Param::Text).collect();
     // The revisions' list padded with a row that matches no market: a repeated row would
     // return its market twice.
-    let padding = std::iter::repeat(("", -1)).take(padded - markets.len());
+    let padding = std::iter::repeat_n(("", -1), padded - markets.len());
     let pair_params: Vec<Param<'a>> =
         markets.iter().copied().chain(padding).flat_map(|(id, revision)| [Param::Text(id), Param::Int(revision)]).collect();
     let changed = format!("WITH k(id, revision) AS (VALUES {})", value_rows(padded, 2));

@@ -360,7 +360,7 @@ pub(crate) enum Kept<T> {
 /// rendered.
 pub(crate) enum SearchHit<T> {
     Cached(T),
-    Loaded(Market),
+    Loaded(Box<Market>),
 }
 
 pub(crate) struct SearchPage<T> {
@@ -570,7 +570,7 @@ fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &Sear
         let (list, params) = id_list(&unverified_ids);
         let sql = format!("SELECT id, revision, status, ends_at FROM markets WHERE id IN ({list})");
         for row in &c.query(&sql, &params)? {
-            let (id, revision, stored, ends_at) = (row.text(0)?, row.int(1)?, stored_status(&row, 2)?, row.int(3)?);
+            let (id, revision, stored, ends_at) = (row.text(0)?, row.int(1)?, stored_status(row, 2)?, row.int(3)?);
             let position = unverified[id.as_str()];
             match renderings.at_revision(&id, revision, derived_status(stored, ends_at, now), data_version) {
                 Some(rendering) => hits[position] = Some(rendering),
@@ -586,7 +586,7 @@ fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &Sear
         let missing_ids: Vec<&str> = missing.keys().map(String::as_str).collect();
         for m in markets_by_id(c, &missing_ids, false)? {
             let position = missing[m.id.as_str()];
-            data[position] = Some(SearchHit::Loaded(m));
+            data[position] = Some(SearchHit::Loaded(Box::new(m)));
         }
     }
     let data = data.into_iter().map(|hit| hit.ok_or_else(|| Error::internal("searched market vanished"))).collect::<Result<Vec<_>>>()?;

@@ -35,7 +35,7 @@ use crate::error::{Error, Result};
 /// enough that its first trade is not held long.
 const MAX_BATCH: usize = 64;
 /// Key of the advisory lock every trade batch holds until it ends ("hanson" + 1).
-const TRADE_BATCH_LOCK: i64 = 0x6861_6e73_6f6e_01;
+const TRADE_BATCH_LOCK: i64 = 0x0068_616e_736f_6e01;
 /// A batch's BEGIN, sent with its reads. Generic plans: the batch's reads list as many ids
 /// as it has trades, a statement text per count, each of which PostgreSQL would otherwise
 /// plan afresh for its first five runs (interleaved pairs: 7 of 9 won over hot_market,

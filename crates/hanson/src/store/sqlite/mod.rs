@@ -284,7 +284,7 @@ fn run_optimizer(conn: Connection, alive: std::sync::Weak<()>) {
     while alive.strong_count() > 0 {
         std::thread::sleep(OPTIMIZER_TICK);
         ticks += 1;
-        if ticks % OPTIMIZE_EVERY_TICKS == 0 {
+        if ticks.is_multiple_of(OPTIMIZE_EVERY_TICKS) {
             if let Err(e) = conn.execute_batch("PRAGMA optimize") {
                 tracing::warn!(error = %e, "PRAGMA optimize failed");
             }

@@ -47,7 +47,7 @@ struct Layered {
 }
 
 /// `Layered` rounded up so that the file object after it is aligned.
-const LAYER: usize = std::mem::size_of::<Layered>().div_ceil(16) * 16;
+const LAYER: usize = size_of::<Layered>().div_ceil(16) * 16;
 
 /// Registers the VFS (once) over SQLite's default one.
 pub(crate) fn register() -> rusqlite::Result<()> {

@@ -34,7 +34,7 @@ use tokio::sync::OnceCell;
 
 /// A stream of the AsyncAPI document, by its channel's address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Stream {
+pub(crate) enum Stream {
     /// `GET /v1/markets/{market_id}/events` (SSE).
     Market,
     /// `GET /v1/auth/events` (SSE).
@@ -60,24 +60,24 @@ struct Message {
 }
 
 /// The compiled document: for each stream, its messages by name.
-pub struct AsyncApi {
+pub(crate) struct AsyncApi {
     streams: BTreeMap<Stream, BTreeMap<String, Vec<Message>>>,
 }
 
 static DOCUMENT: OnceCell<AsyncApi> = OnceCell::const_new();
 
 /// Fetches and compiles the document from the server at `base`, the first time only.
-pub async fn load(base: &str) -> &'static AsyncApi {
+pub(crate) async fn load(base: &str) -> &'static AsyncApi {
     DOCUMENT.get_or_init(|| async { AsyncApi::compile(&super::fetch(base, "/v1/asyncapi.json").await) }).await
 }
 
 /// The compiled document; the support code loads it whenever it starts a server.
-pub fn get() -> &'static AsyncApi {
+pub(crate) fn get() -> &'static AsyncApi {
     DOCUMENT.get().expect("the AsyncAPI document is not loaded: start servers through the support code, or call contract::load")
 }
 
 /// The compiled document, if a server has been started.
-pub fn try_get() -> Option<&'static AsyncApi> {
+pub(crate) fn try_get() -> Option<&'static AsyncApi> {
     DOCUMENT.get()
 }
 
@@ -152,7 +152,7 @@ impl AsyncApi {
     }
 
     /// Panics unless `payload` is a valid `name` message of `stream`.
-    pub fn check(&self, stream: Stream, name: &str, payload: &Value) {
+    pub(crate) fn check(&self, stream: Stream, name: &str, payload: &Value) {
         let errors = self.errors(stream, name, payload);
         assert!(
             errors.is_empty(),
@@ -163,7 +163,7 @@ impl AsyncApi {
     }
 
     /// Why a webhook body does not match (see the module's documentation), or `Ok`.
-    pub fn webhook_errors(&self, body: &Value) -> Result<(), String> {
+    pub(crate) fn webhook_errors(&self, body: &Value) -> Result<(), String> {
         let Some(kind) = body["type"].as_str() else {
             return Err(format!("a webhook body without a type: {body}"));
         };

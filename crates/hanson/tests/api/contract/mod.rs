@@ -8,13 +8,13 @@
 //! support code calls whenever it starts or spawns one) and compiled once per process; they
 //! do not depend on the backend, so this module is declared once, at the crate root.
 
-pub mod asyncapi;
-pub mod openapi;
+pub(crate) mod asyncapi;
+pub(crate) mod openapi;
 
 use serde_json::{json, Value};
 
 /// Fetches and compiles both documents from the server at `base`, the first time only.
-pub async fn load(base: &str) {
+pub(crate) async fn load(base: &str) {
     openapi::load(base).await;
     asyncapi::load(base).await;
 }

@@ -21,17 +21,17 @@ use serde_json::Value;
 use tokio::sync::OnceCell;
 
 /// An (operation, status) pair that was checked: (METHOD, path template, status).
-pub type Checked = (String, String, u16);
+pub(crate) type Checked = (String, String, u16);
 
 static DOCUMENT: OnceCell<Value> = OnceCell::const_new();
 
 /// Fetches the document from the server at `base`, the first time only.
-pub async fn load(base: &str) {
+pub(crate) async fn load(base: &str) {
     DOCUMENT.get_or_init(|| super::fetch(base, "/v1/openapi.json")).await;
 }
 
 /// The document, as the first server the tests started served it.
-pub fn document() -> &'static Value {
+pub(crate) fn document() -> &'static Value {
     DOCUMENT.get().expect("the OpenAPI document is not loaded: start servers through the support code, or call contract::load")
 }
 
@@ -39,7 +39,7 @@ pub fn document() -> &'static Value {
 /// Like the router, the path is matched first (the template with the most literal segments
 /// wins, so `/v1/markets/search` is not `/v1/markets/{market_id}`), then the method: a method
 /// the path does not document (a 405) has no operation.
-pub fn operation(method: &Method, path: &str) -> Option<(&'static str, &'static Value)> {
+pub(crate) fn operation(method: &Method, path: &str) -> Option<(&'static str, &'static Value)> {
     let path = path.split(['?', '#']).next().unwrap_or_default();
     let segments: Vec<&str> = path.split('/').collect();
     let mut best: Option<(usize, &'static str, &'static Value)> = None;
@@ -103,7 +103,7 @@ fn validator(key: (String, String, u16, String), schema: &Value) -> Arc<jsonsche
 }
 
 /// Whether the documented request body schema of `method` `template` accepts `body`.
-pub fn request_schema_accepts(method: &Method, template: &str, body: &Value) -> bool {
+pub(crate) fn request_schema_accepts(method: &Method, template: &str, body: &Value) -> bool {
     let op = &document()["paths"][template][method.as_str().to_ascii_lowercase()];
     let schema = &op["requestBody"]["content"]["application/json"]["schema"];
     assert!(schema.is_object(), "{method} {template} documents no JSON request body");
@@ -112,7 +112,7 @@ pub fn request_schema_accepts(method: &Method, template: &str, body: &Value) -> 
 
 /// The errors of a webhook delivery's body against the document's `webhooks` entry for its
 /// `type`; `None` when the document has no such entry.
-pub fn webhook_errors(kind: &str, body: &Value) -> Option<Vec<String>> {
+pub(crate) fn webhook_errors(kind: &str, body: &Value) -> Option<Vec<String>> {
     let schema = document().get("webhooks")?.get(kind)?.pointer("/post/requestBody/content/application~1json/schema")?;
     let v = validator(("WEBHOOK".to_string(), kind.to_string(), 0, "application/json".to_string()), schema);
     Some(super::errors(&v, body))
@@ -120,7 +120,7 @@ pub fn webhook_errors(kind: &str, body: &Value) -> Option<Vec<String>> {
 
 /// Checks one response against the document; panics on a mismatch. Returns the
 /// (operation, status) checked, or `None` when no documented operation matches the request.
-pub fn check(method: &Method, path: &str, status: StatusCode, content_type: Option<&str>, body: &Value) -> Option<Checked> {
+pub(crate) fn check(method: &Method, path: &str, status: StatusCode, content_type: Option<&str>, body: &Value) -> Option<Checked> {
     let (template, op) = operation(method, path)?;
     let code = status.as_u16();
     let fail = |what: String| -> ! {

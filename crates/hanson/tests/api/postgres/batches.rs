@@ -95,7 +95,7 @@ async fn a_trade_that_fails_in_a_batch_fails_alone() {
 }
 
 /// Key of the trade batches' advisory lock (`store::postgres::batch`).
-const TRADE_BATCH_LOCK: i64 = 0x6861_6e73_6f6e_01;
+const TRADE_BATCH_LOCK: i64 = 0x0068_616e_736f_6e01;
 
 async fn submit_wave(store: &Store, wave: &str, count: usize) -> Vec<tokio::task::JoinHandle<Result<(), Error>>> {
     (0..count)

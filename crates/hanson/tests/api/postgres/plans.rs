@@ -220,15 +220,13 @@ async fn price_history_plans_made_without_values_read_no_history_table_whole() {
     };
     let week = Some((start + 3 * HOUR + 17 * MINUTE, start + (7 * 24 + 3) * HOUR + 17 * MINUTE));
     let day = Some((start + 5 * HOUR + 30 * MINUTE, start + 29 * HOUR + 30 * MINUTE));
-    let queries = vec![
-        query(true, Some(HOUR), None, 8, 100, Direction::Desc),
+    let queries = [query(true, Some(HOUR), None, 8, 100, Direction::Desc),
         query(false, Some(HOUR), week, 2, 100, Direction::Desc),
         query(true, Some(DAY), None, 1, 20, Direction::Asc),
         query(true, Some(5 * MINUTE), day, 3, 100, Direction::Desc),
         query(true, None, day, 20, 90, Direction::Desc),
         query(false, None, None, 30, 100, Direction::Desc),
-        query(false, None, None, 30, 100, Direction::Asc),
-    ];
+        query(false, None, None, 30, 100, Direction::Asc)];
     let (statements, totals) = store
         .read(move |c| {
             let mut recording = Recording { inner: c, statements: Vec::new() };

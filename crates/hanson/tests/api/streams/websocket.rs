@@ -26,7 +26,7 @@ async fn websocket_carries_many_market_subscriptions_and_survives_bad_messages()
     // Events of both markets, each exactly the SSE stream's envelope.
     let on_a = bet_ok(&f.app, &a, 0, &t, ONE_TOKEN).await;
     let on_b = bet_ok(&f.app, &b, 2, &t, 2 * ONE_TOKEN).await;
-    let mut got = vec![ws_next(&mut ws).await, ws_next(&mut ws).await];
+    let mut got = [ws_next(&mut ws).await, ws_next(&mut ws).await];
     got.sort_by_key(|m| (m["market_id"] != a_id.as_str()) as u8);
     check_envelope(&got[0], "trade.created", Some(&a_id), Some(2));
     check_envelope(&got[1], "trade.created", Some(&b_id), Some(2));

@@ -13,9 +13,9 @@ use super::library::{self, Settings};
 use super::process::cli_on;
 use crate::contract;
 
-pub const ONE_TOKEN: u128 = 1_000_000_000_000_000_000;
+pub(crate) const ONE_TOKEN: u128 = 1_000_000_000_000_000_000;
 
-pub struct TestApp {
+pub(crate) struct TestApp {
     pub base: String,
     pub database_url: String,
     pub client: reqwest::Client,
@@ -26,15 +26,15 @@ pub struct TestApp {
 
 /// Each backend's module constructs one of these (its `BACKEND`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Backend {
+pub(crate) enum Backend {
     Sqlite,
     Postgres,
 }
 
-pub const DEFAULT_POSTGRES_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
+pub(crate) const DEFAULT_POSTGRES_URL: &str = "postgres://postgres@127.0.0.1:5432/postgres";
 
 /// A fresh, empty database for one test, deleted when dropped.
-pub struct TestDatabase {
+pub(crate) struct TestDatabase {
     pub url: String,
     cleanup: Cleanup,
 }
@@ -45,7 +45,7 @@ enum Cleanup {
 }
 
 impl TestDatabase {
-    pub fn create() -> TestDatabase {
+    pub(crate) fn create() -> TestDatabase {
         match super::BACKEND {
             Backend::Sqlite => {
                 let dir = tempfile::tempdir().expect("temp dir");
@@ -78,24 +78,24 @@ impl Drop for TestDatabase {
     }
 }
 
-pub struct Response {
+pub(crate) struct Response {
     pub status: StatusCode,
     pub body: Value,
     pub headers: reqwest::header::HeaderMap,
 }
 
 #[derive(Clone)]
-pub struct Provider {
+pub(crate) struct Provider {
     pub id: String,
     pub key: String,
 }
 
 impl TestApp {
-    pub async fn spawn() -> TestApp {
+    pub(crate) async fn spawn() -> TestApp {
         Self::spawn_with(Settings::default()).await
     }
 
-    pub async fn spawn_with(settings: impl Into<Settings>) -> TestApp {
+    pub(crate) async fn spawn_with(settings: impl Into<Settings>) -> TestApp {
         let settings = settings.into();
         let db = TestDatabase::create();
         let database_url = db.url.clone();
@@ -107,22 +107,22 @@ impl TestApp {
     }
 
     /// Runs the real `hanson` binary against this test's database and parses its JSON.
-    pub fn cli(&self, args: &[&str]) -> Value {
+    pub(crate) fn cli(&self, args: &[&str]) -> Value {
         cli_on(&self.database_url, args)
     }
 
-    pub fn create_provider(&self, name: &str) -> Provider {
+    pub(crate) fn create_provider(&self, name: &str) -> Provider {
         let out = self.cli(&["provider", "create", "--name", name]);
         Provider { id: out["provider_id"].as_str().unwrap().into(), key: out["api_key"].as_str().unwrap().into() }
     }
 
-    pub fn create_token(&self, symbol: &str) -> String {
+    pub(crate) fn create_token(&self, symbol: &str) -> String {
         let out = self.cli(&["token", "create", "--symbol", symbol, "--name", &format!("{symbol} token"), "--decimals", "18"]);
         out["token_id"].as_str().unwrap().to_string()
     }
 
     /// Sends a request and checks the answer against the OpenAPI document (`contract::openapi`).
-    pub async fn request(&self, method: Method, path: &str, bearer: Option<&str>, body: Option<Value>) -> Response {
+    pub(crate) async fn request(&self, method: Method, path: &str, bearer: Option<&str>, body: Option<Value>) -> Response {
         let mut req = self.client.request(method.clone(), format!("{}{}", self.base, path));
         if let Some(token) = bearer {
             req = req.bearer_auth(token);
@@ -142,19 +142,19 @@ impl TestApp {
         Response { status, body, headers }
     }
 
-    pub async fn get(&self, path: &str, bearer: Option<&str>) -> Response {
+    pub(crate) async fn get(&self, path: &str, bearer: Option<&str>) -> Response {
         self.request(Method::GET, path, bearer, None).await
     }
 
-    pub async fn post(&self, path: &str, bearer: Option<&str>, body: Value) -> Response {
+    pub(crate) async fn post(&self, path: &str, bearer: Option<&str>, body: Value) -> Response {
         self.request(Method::POST, path, bearer, Some(body)).await
     }
 
-    pub async fn put(&self, path: &str, bearer: Option<&str>, body: Value) -> Response {
+    pub(crate) async fn put(&self, path: &str, bearer: Option<&str>, body: Value) -> Response {
         self.request(Method::PUT, path, bearer, Some(body)).await
     }
 
-    pub async fn fund_treasury(&self, p: &Provider, token_id: &str, amount: u128) {
+    pub(crate) async fn fund_treasury(&self, p: &Provider, token_id: &str, amount: u128) {
         let r = self
             .post(
                 "/v1/providers/treasury/deposits",
@@ -166,12 +166,12 @@ impl TestApp {
     }
 
     /// Deposits into a wallet (creating it) and returns its id.
-    pub async fn fund_wallet(&self, p: &Provider, token_id: &str, address: &str, amount: u128) -> String {
+    pub(crate) async fn fund_wallet(&self, p: &Provider, token_id: &str, address: &str, amount: u128) -> String {
         self.wallet_deposit(p, token_id, address, amount).await["wallet_id"].as_str().unwrap().to_string()
     }
 
     /// Deposits into a wallet (creating it) and returns the deposit's answer.
-    pub async fn wallet_deposit(&self, p: &Provider, token_id: &str, address: &str, amount: u128) -> Value {
+    pub(crate) async fn wallet_deposit(&self, p: &Provider, token_id: &str, address: &str, amount: u128) -> Value {
         let r = self
             .post(
                 "/v1/providers/wallets/deposits",
@@ -186,7 +186,7 @@ impl TestApp {
 
 /// Sends a request built by hand (to another node, say) and returns its JSON body, checked
 /// against the OpenAPI document like the `TestApp` helpers' answers.
-pub async fn json_of(request: reqwest::RequestBuilder) -> Value {
+pub(crate) async fn json_of(request: reqwest::RequestBuilder) -> Value {
     let (client, request) = request.build_split();
     let request = request.unwrap();
     let (method, path) = (request.method().clone(), request.url().path().to_string());
@@ -198,31 +198,31 @@ pub async fn json_of(request: reqwest::RequestBuilder) -> Value {
     body
 }
 
-pub fn uuid() -> String {
+pub(crate) fn uuid() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
-pub fn iso(offset_secs: i64) -> String {
+pub(crate) fn iso(offset_secs: i64) -> String {
     let t = time::OffsetDateTime::now_utc() + time::Duration::seconds(offset_secs);
     t.format(&time::format_description::well_known::Rfc3339).unwrap()
 }
 
 /// A provider with a funded treasury, a creator wallet and a token: ready to create markets.
-pub struct Fixture {
+pub(crate) struct Fixture {
     pub app: TestApp,
     pub provider: Provider,
     pub token_id: String,
     pub creator_wallet_id: String,
 }
 
-pub const CREATOR_ADDRESS: &str = "0x00000000000000000000000000000000000000c1";
+pub(crate) const CREATOR_ADDRESS: &str = "0x00000000000000000000000000000000000000c1";
 
 impl Fixture {
-    pub async fn new() -> Fixture {
+    pub(crate) async fn new() -> Fixture {
         Self::new_with(Settings::default()).await
     }
 
-    pub async fn new_with(settings: impl Into<Settings>) -> Fixture {
+    pub(crate) async fn new_with(settings: impl Into<Settings>) -> Fixture {
         let app = TestApp::spawn_with(settings).await;
         let provider = app.create_provider("Acme Games");
         let token_id = app.create_token("USDC");
@@ -231,7 +231,7 @@ impl Fixture {
         Fixture { app, provider, token_id, creator_wallet_id }
     }
 
-    pub fn market_body(&self, outcomes: usize) -> Value {
+    pub(crate) fn market_body(&self, outcomes: usize) -> Value {
         json!({
             "game_id": "game-42",
             "question": "Will the home team win?",
@@ -257,12 +257,12 @@ impl Fixture {
         })
     }
 
-    pub async fn create_market(&self, body: Value) -> Response {
+    pub(crate) async fn create_market(&self, body: Value) -> Response {
         self.app.post("/v1/providers/markets", Some(&self.provider.key), body).await
     }
 
     /// Creates a market from `market_body(outcomes)` and returns its detail.
-    pub async fn market(&self, outcomes: usize) -> Value {
+    pub(crate) async fn market(&self, outcomes: usize) -> Value {
         let r = self.create_market(self.market_body(outcomes)).await;
         assert_eq!(r.status, StatusCode::CREATED, "{:?}", r.body);
         let id = r.body["market"]["id"].as_str().unwrap();
@@ -271,7 +271,7 @@ impl Fixture {
 
     /// Creates a market from `market_body(2)` that started a minute ago and ends in
     /// `ends_in_secs`, and returns its detail.
-    pub async fn ending_market(&self, ends_in_secs: i64) -> Value {
+    pub(crate) async fn ending_market(&self, ends_in_secs: i64) -> Value {
         let mut body = self.market_body(2);
         body["starts_at"] = json!(iso(-60));
         body["ends_at"] = json!(iso(ends_in_secs));
@@ -283,14 +283,14 @@ impl Fixture {
         r.body
     }
 
-    pub async fn treasury_balance(&self) -> String {
+    pub(crate) async fn treasury_balance(&self) -> String {
         let r = self.app.get("/v1/providers/treasury", Some(&self.provider.key)).await;
         r.body["balances"][0]["balance"].as_str().unwrap().to_string()
     }
 }
 
 /// Asserts a problem+json response with the given status and code.
-pub fn assert_problem(r: &Response, status: u16, code: &str) {
+pub(crate) fn assert_problem(r: &Response, status: u16, code: &str) {
     assert_eq!(r.status.as_u16(), status, "body: {}", r.body);
     assert_eq!(
         r.headers.get("content-type").and_then(|v| v.to_str().ok()),
@@ -304,7 +304,7 @@ pub fn assert_problem(r: &Response, status: u16, code: &str) {
 }
 
 /// Asserts a 422 naming `field` among its errors.
-pub fn assert_field_error(r: &Response, field: &str) {
+pub(crate) fn assert_field_error(r: &Response, field: &str) {
     assert_problem(r, 422, "validation_failed");
     let fields: Vec<&str> = r.body["errors"].as_array().unwrap().iter().map(|e| e["field"].as_str().unwrap()).collect();
     assert!(fields.contains(&field), "expected an error on {field}, got {fields:?}");

@@ -13,7 +13,7 @@ use super::process::audit_on;
 use super::wallet::{login, login_at, Session, TestWallet};
 
 /// A wallet funded with the fixture's token that has logged in.
-pub struct Trader {
+pub(crate) struct Trader {
     pub wallet: TestWallet,
     pub session: Session,
     pub wallet_id: String,
@@ -21,7 +21,7 @@ pub struct Trader {
 
 impl Fixture {
     /// A wallet funded with `funds` that has logged in.
-    pub async fn trader(&self, funds: u128) -> Trader {
+    pub(crate) async fn trader(&self, funds: u128) -> Trader {
         let wallet = TestWallet::random();
         let wallet_id = self.app.fund_wallet(&self.provider, &self.token_id, &wallet.address, funds).await;
         let session = login(&self.app, &self.provider.id, &wallet).await;
@@ -30,7 +30,7 @@ impl Fixture {
 
     /// `count` traders funded with `funds` each, shared for concurrent tasks. (Twenty logins
     /// from one address need the login rate limit lifted: `Limits { auth_per_ip: Rule::OFF }`.)
-    pub async fn traders(&self, count: usize, funds: u128) -> Vec<Arc<Trader>> {
+    pub(crate) async fn traders(&self, count: usize, funds: u128) -> Vec<Arc<Trader>> {
         let mut traders = Vec::with_capacity(count);
         for _ in 0..count {
             traders.push(Arc::new(self.trader(funds).await));
@@ -39,7 +39,7 @@ impl Fixture {
     }
 
     /// `count` traders funded with `funds` each, logged in through the server at `base`.
-    pub async fn traders_at(&self, client: &reqwest::Client, base: &str, count: usize, funds: u128) -> Vec<Arc<Trader>> {
+    pub(crate) async fn traders_at(&self, client: &reqwest::Client, base: &str, count: usize, funds: u128) -> Vec<Arc<Trader>> {
         let mut traders = Vec::with_capacity(count);
         for _ in 0..count {
             let wallet = TestWallet::random();
@@ -52,14 +52,14 @@ impl Fixture {
 }
 
 /// A market with funded, logged-in traders.
-pub struct Arena {
+pub(crate) struct Arena {
     pub f: Fixture,
     pub market: Value,
     pub traders: Vec<Trader>,
 }
 
 impl Arena {
-    pub async fn new(traders: usize, funds: u128) -> Arena {
+    pub(crate) async fn new(traders: usize, funds: u128) -> Arena {
         let f = Fixture::new().await;
         let market = f.market(2).await;
         let mut list = Vec::new();
@@ -69,45 +69,45 @@ impl Arena {
         Arena { f, market, traders: list }
     }
 
-    pub fn market_id(&self) -> &str {
+    pub(crate) fn market_id(&self) -> &str {
         self.market["id"].as_str().unwrap()
     }
 
-    pub fn outcome(&self, i: usize) -> &str {
+    pub(crate) fn outcome(&self, i: usize) -> &str {
         self.market["outcomes"][i]["id"].as_str().unwrap()
     }
 
-    pub async fn bet(&self, t: &Trader, outcome: usize, amount: u128) -> Response {
+    pub(crate) async fn bet(&self, t: &Trader, outcome: usize, amount: u128) -> Response {
         bet_on(&self.f.app, self.market_id(), self.outcome(outcome), t, amount).await
     }
 
-    pub async fn sell_shares(&self, t: &Trader, outcome: usize, shares: u128) -> Response {
+    pub(crate) async fn sell_shares(&self, t: &Trader, outcome: usize, shares: u128) -> Response {
         sell_on(&self.f.app, &self.market, outcome, t, shares).await
     }
 
-    pub async fn detail(&self) -> Value {
+    pub(crate) async fn detail(&self) -> Value {
         self.f.app.get(&format!("/v1/markets/{}", self.market_id()), None).await.body
     }
 
-    pub async fn balance(&self, t: &Trader) -> u128 {
+    pub(crate) async fn balance(&self, t: &Trader) -> u128 {
         let p = self.f.app.get("/v1/auth/profile", Some(&t.session.access_token)).await.body;
         p["balances"].as_array().unwrap().iter().find(|b| b["token_id"] == self.f.token_id.as_str()).map_or(0, |b| b["balance"].as_str().unwrap().parse().unwrap())
     }
 
-    pub async fn holdings(&self, t: &Trader) -> Value {
+    pub(crate) async fn holdings(&self, t: &Trader) -> Value {
         self.f.app.post("/v1/markets/holdings/search", Some(&t.session.access_token), json!({})).await.body
     }
 
-    pub async fn resolve(&self, winner: usize) -> Response {
+    pub(crate) async fn resolve(&self, winner: usize) -> Response {
         resolve_on(&self.f, &self.market, winner).await
     }
 
-    pub async fn cancel(&self) -> Response {
+    pub(crate) async fn cancel(&self) -> Response {
         cancel_on(&self.f, &self.market).await
     }
 
     /// Everything a rejected request must leave untouched.
-    pub async fn snapshot(&self) -> Value {
+    pub(crate) async fn snapshot(&self) -> Value {
         let mut balances = Vec::new();
         for t in &self.traders {
             balances.push(self.balance(t).await.to_string());
@@ -119,56 +119,56 @@ impl Arena {
 }
 
 /// A market's id (of a market detail).
-pub fn id_of(market: &Value) -> String {
+pub(crate) fn id_of(market: &Value) -> String {
     market["id"].as_str().unwrap().to_string()
 }
 
 /// The id of a market detail's outcome `i`.
-pub fn outcome(market: &Value, i: usize) -> &str {
+pub(crate) fn outcome(market: &Value, i: usize) -> &str {
     market["outcomes"][i]["id"].as_str().unwrap()
 }
 
 /// A wei string as a number.
-pub fn wei(v: &Value) -> u128 {
+pub(crate) fn wei(v: &Value) -> u128 {
     v.as_str().unwrap_or_else(|| panic!("not a wei string: {v}")).parse().unwrap()
 }
 
 /// The body of a bet of `amount` on outcome `i` of a market detail.
-pub fn bet_body(session: &Session, market: &Value, i: usize, amount: u128) -> Value {
+pub(crate) fn bet_body(session: &Session, market: &Value, i: usize, amount: u128) -> Value {
     json!({ "session_id": session.session_id, "outcome_id": market["outcomes"][i]["id"], "amount": amount.to_string() })
 }
 
-pub async fn bet_on(app: &TestApp, market_id: &str, outcome_id: &str, t: &Trader, amount: u128) -> Response {
+pub(crate) async fn bet_on(app: &TestApp, market_id: &str, outcome_id: &str, t: &Trader, amount: u128) -> Response {
     let body = json!({ "session_id": t.session.session_id, "outcome_id": outcome_id, "amount": amount.to_string() });
     app.post(&format!("/v1/markets/{market_id}/bet"), Some(&t.session.access_token), body).await
 }
 
 /// Sells `shares` of outcome `i` of a market detail.
-pub async fn sell_on(app: &TestApp, market: &Value, i: usize, t: &Trader, shares: u128) -> Response {
+pub(crate) async fn sell_on(app: &TestApp, market: &Value, i: usize, t: &Trader, shares: u128) -> Response {
     let body = json!({ "session_id": t.session.session_id, "outcome_id": outcome(market, i), "shares_amount": shares.to_string() });
     app.post(&format!("/v1/markets/{}/sell", market["id"].as_str().unwrap()), Some(&t.session.access_token), body).await
 }
 
 /// Resolves a market (detail) for outcome `winner`, by its provider.
-pub async fn resolve_on(f: &Fixture, market: &Value, winner: usize) -> Response {
+pub(crate) async fn resolve_on(f: &Fixture, market: &Value, winner: usize) -> Response {
     let body = json!({ "winning_outcome_id": outcome(market, winner), "resolver_wallet_id": "resolver-1", "resolution_source": "official feed", "resolution_data": { "score": "2-1" } });
     f.app.post(&format!("/v1/providers/markets/{}/resolve", market["id"].as_str().unwrap()), Some(&f.provider.key), body).await
 }
 
 /// Cancels a market (detail), by its provider.
-pub async fn cancel_on(f: &Fixture, market: &Value) -> Response {
+pub(crate) async fn cancel_on(f: &Fixture, market: &Value) -> Response {
     let body = json!({ "canceller_wallet_id": "ops-1", "cancellation_source": "ops", "reason": "venue flooded", "cancellation_data": { "ticket": "42" } });
     f.app.post(&format!("/v1/providers/markets/{}/cancel", market["id"].as_str().unwrap()), Some(&f.provider.key), body).await
 }
 
 /// POSTs `body` with a bearer token to any server: the status and the JSON body (null if none).
-pub async fn post(client: &reqwest::Client, url: String, bearer: &str, body: Value) -> (StatusCode, Value) {
+pub(crate) async fn post(client: &reqwest::Client, url: String, bearer: &str, body: Value) -> (StatusCode, Value) {
     let r = client.post(url).bearer_auth(bearer).json(&body).send().await.expect("request");
     (r.status(), r.json().await.unwrap_or(Value::Null))
 }
 
 /// A bet of `amount` on outcome `i` through the server at `base`; it must be placed: its receipt.
-pub async fn bet_at(client: &reqwest::Client, base: &str, market: &Value, i: usize, t: &Trader, amount: u128) -> Value {
+pub(crate) async fn bet_at(client: &reqwest::Client, base: &str, market: &Value, i: usize, t: &Trader, amount: u128) -> Value {
     let url = format!("{base}/v1/markets/{}/bet", market["id"].as_str().unwrap());
     let (status, body) = post(client, url, &t.session.access_token, bet_body(&t.session, market, i, amount)).await;
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -176,7 +176,7 @@ pub async fn bet_at(client: &reqwest::Client, base: &str, market: &Value, i: usi
 }
 
 /// All trade records of a market in the order they were applied.
-pub async fn trades_in_order(app: &TestApp, market_id: &str) -> Vec<Value> {
+pub(crate) async fn trades_in_order(app: &TestApp, market_id: &str) -> Vec<Value> {
     let mut out = Vec::new();
     for page in 1.. {
         let r = app
@@ -198,7 +198,7 @@ pub async fn trades_in_order(app: &TestApp, market_id: &str) -> Vec<Value> {
 
 /// Replays trade records through the engine from an empty market and checks every trade and
 /// the final prices reproduce exactly.
-pub fn replay(detail: &Value, trades: &[Value]) {
+pub(crate) fn replay(detail: &Value, trades: &[Value]) {
     let b = wei(&detail["b"]);
     let outcomes: Vec<&str> = detail["outcomes"].as_array().unwrap().iter().map(|o| o["id"].as_str().unwrap()).collect();
     let mut q = vec![0u128; outcomes.len()];
@@ -225,6 +225,6 @@ pub fn replay(detail: &Value, trades: &[Value]) {
 }
 
 /// Runs `hanson audit` on the test's database: (passed, report).
-pub fn audit(app: &TestApp) -> (bool, String) {
+pub(crate) fn audit(app: &TestApp) -> (bool, String) {
     audit_on(&app.database_url)
 }

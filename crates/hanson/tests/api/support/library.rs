@@ -14,22 +14,22 @@ use hanson::store::sql::Param;
 use hanson::store::Store;
 
 // The server's configuration, as a program embedding it sets it.
-pub use hanson::api::ratelimit::Rule;
-pub use hanson::api::{Limits, Settings, MAX_HEAD_BYTES};
-pub use hanson::server::ConnectionLimits;
-pub use hanson::webhooks::SenderSettings;
+pub(crate) use hanson::api::ratelimit::Rule;
+pub(crate) use hanson::api::{Limits, Settings, MAX_HEAD_BYTES};
+pub(crate) use hanson::server::ConnectionLimits;
+pub(crate) use hanson::webhooks::SenderSettings;
 
 // Session tokens, forged and read by the token attack tests.
-pub use hanson::auth::jwt::Claims;
+pub(crate) use hanson::auth::jwt::Claims;
 
 // Times are microseconds since the epoch.
-pub use hanson::domain::time::{format_micros, now_micros, Micros};
+pub(crate) use hanson::domain::time::{format_micros, now_micros, Micros};
 /// The width of an hourly price candle.
-pub use hanson::domain::candle::HOUR as CANDLE_HOUR;
+pub(crate) use hanson::domain::candle::HOUR as CANDLE_HOUR;
 
 /// Serves the API on `listener` from the database at `database_url` until `shutdown`, in this
 /// process (a task of the caller's runtime).
-pub fn serve(
+pub(crate) fn serve(
     listener: TcpListener,
     database_url: &str,
     settings: impl Into<Settings>,
@@ -42,24 +42,24 @@ pub fn serve(
 }
 
 /// [`serve`] with default settings from a pool of at most `max_connections` connections.
-pub fn serve_with_pool(listener: TcpListener, database_url: &str, max_connections: usize) {
+pub(crate) fn serve_with_pool(listener: TcpListener, database_url: &str, max_connections: usize) {
     let options = hanson::store::StoreOptions { max_connections, ..hanson::store::StoreOptions::default() };
     let store = Store::open_with(database_url, &options).expect("open store");
     tokio::spawn(hanson::server::run(listener, store, Settings::default(), std::future::pending()));
 }
 
 /// Runs `sql` through a PostgreSQL admin connection at `admin_url`.
-pub fn postgres_admin(admin_url: &str, sql: impl Into<String>) -> Result<(), String> {
+pub(crate) fn postgres_admin(admin_url: &str, sql: impl Into<String>) -> Result<(), String> {
     hanson::store::postgres::admin::execute(admin_url, sql.into())
 }
 
 /// `admin_url` naming database `name` instead.
-pub fn with_database(admin_url: &str, name: &str) -> String {
+pub(crate) fn with_database(admin_url: &str, name: &str) -> String {
     hanson::store::postgres::admin::with_database(admin_url, name)
 }
 
 /// Runs `sql` on the test's database from a connection of its own, as another process would.
-pub fn change_elsewhere(database_url: &str, sql: &str) {
+pub(crate) fn change_elsewhere(database_url: &str, sql: &str) {
     match database_url.strip_prefix("sqlite://") {
         Some(path) => {
             let conn = rusqlite::Connection::open(path).expect("open the database");
@@ -71,12 +71,12 @@ pub fn change_elsewhere(database_url: &str, sql: &str) {
 }
 
 /// A session token for `claims`, signed with `secret`.
-pub fn forge(claims: &Claims, secret: &str) -> String {
+pub(crate) fn forge(claims: &Claims, secret: &str) -> String {
     hanson::auth::jwt::JwtKey::new(secret.as_bytes()).encode(claims)
 }
 
 /// The claims of a session token, read without checking it.
-pub fn claims_of(token: &str) -> Claims {
+pub(crate) fn claims_of(token: &str) -> Claims {
     use base64::Engine;
     let payload = token.split('.').nth(1).unwrap();
     serde_json::from_slice(&base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload).unwrap()).unwrap()
@@ -88,19 +88,19 @@ fn fee_units(detail: &Value, field: &str) -> u32 {
 }
 
 /// The fees of a `gross` bet on the market of `detail`: (the creator's share, the total).
-pub fn fees(detail: &Value, gross: u128) -> (u128, u128) {
+pub(crate) fn fees(detail: &Value, gross: u128) -> (u128, u128) {
     let split = hanson::domain::fees::split_fee(gross, fee_units(detail, "creator_fee_percentage"), fee_units(detail, "platform_fee_percentage"));
     (split.creator, split.total)
 }
 
 /// floor(a * b / d), exactly.
-pub fn mul_div_down(a: u128, b: u128, d: u128) -> u128 {
+pub(crate) fn mul_div_down(a: u128, b: u128, d: u128) -> u128 {
     hanson::domain::num::mul_div(a, b, d, hanson::domain::num::Rounding::Down).expect("mul_div")
 }
 
 /// A stream hub on the database, and its `closing` receivers taken before and after
 /// `close()` (the hub is returned to keep them alive).
-pub fn closed_hub(database_url: &str) -> (impl Sized, tokio::sync::watch::Receiver<bool>, tokio::sync::watch::Receiver<bool>) {
+pub(crate) fn closed_hub(database_url: &str) -> (impl Sized, tokio::sync::watch::Receiver<bool>, tokio::sync::watch::Receiver<bool>) {
     let hub = hanson::events::Hub::new(Store::open(database_url).unwrap(), Default::default());
     let before = hub.closing();
     hub.close();
@@ -110,7 +110,7 @@ pub fn closed_hub(database_url: &str) -> (impl Sized, tokio::sync::watch::Receiv
 
 /// An argument of a [`Db`] statement (`$1`, `$2`, ...).
 #[derive(Debug, Clone)]
-pub enum Arg {
+pub(crate) enum Arg {
     Text(String),
     Int(i64),
 }
@@ -146,23 +146,23 @@ fn params(args: &[Arg]) -> Vec<Param<'_>> {
 /// API cannot do: break rows on purpose, age them, prune the event log, write price points
 /// at chosen instants.
 #[derive(Clone)]
-pub struct Db {
+pub(crate) struct Db {
     store: Store,
 }
 
 impl Db {
-    pub fn open(database_url: &str) -> Db {
+    pub(crate) fn open(database_url: &str) -> Db {
         Db { store: Store::open(database_url).expect("open the store") }
     }
 
     /// Runs one statement in a write transaction of its own: the rows it changed.
-    pub async fn exec(&self, sql: &str, args: &[Arg]) -> Result<u64, String> {
+    pub(crate) async fn exec(&self, sql: &str, args: &[Arg]) -> Result<u64, String> {
         let (sql, args) = (sql.to_string(), args.to_vec());
         self.store.write(move |c| c.exec(&sql, &params(&args))).await.map_err(|e| e.to_string())
     }
 
     /// Runs statements in one write transaction: all of them, or (on the first error) none.
-    pub async fn exec_all(&self, statements: Vec<(String, Vec<Arg>)>) -> Result<(), String> {
+    pub(crate) async fn exec_all(&self, statements: Vec<(String, Vec<Arg>)>) -> Result<(), String> {
         self.store
             .write(move |c| statements.iter().try_for_each(|(sql, args)| c.exec(sql, &params(args)).map(drop)))
             .await
@@ -170,20 +170,20 @@ impl Db {
     }
 
     /// The first column of the one row `sql` reads, as an integer.
-    pub async fn int(&self, sql: &str, args: &[Arg]) -> i64 {
+    pub(crate) async fn int(&self, sql: &str, args: &[Arg]) -> i64 {
         let (sql, args) = (sql.to_string(), args.to_vec());
         self.store.read(move |c| c.query_one(&sql, &params(&args))?.int(0)).await.unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// The first column of the one row `sql` reads, as text.
-    pub async fn text(&self, sql: &str, args: &[Arg]) -> String {
+    pub(crate) async fn text(&self, sql: &str, args: &[Arg]) -> String {
         let (sql, args) = (sql.to_string(), args.to_vec());
         self.store.read(move |c| c.query_one(&sql, &params(&args))?.text(0)).await.unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// The event log's current seq of each market (unknown ones included, as 0), as the trade
     /// batches read them ahead.
-    pub async fn current_seqs(&self, market_ids: &[String]) -> Vec<(String, i64)> {
+    pub(crate) async fn current_seqs(&self, market_ids: &[String]) -> Vec<(String, i64)> {
         let ids = market_ids.to_vec();
         self.store
             .read(move |c| hanson::store::event_log::current_seqs(c, &ids.iter().map(String::as_str).collect::<Vec<_>>()))
@@ -193,7 +193,7 @@ impl Db {
 
     /// Prunes the event log down to the last `keep_last` events of each market, whatever their
     /// age (as the pruner would): how many events went.
-    pub async fn prune_events(&self, keep_last: i64) -> u64 {
+    pub(crate) async fn prune_events(&self, keep_last: i64) -> u64 {
         let retention = hanson::store::event_log::Retention { keep_for: 0, keep_last };
         let long = self.store.read(move |c| hanson::store::event_log::long_logs(c, &retention)).await.expect("long logs");
         let now = now_micros();
@@ -201,7 +201,7 @@ impl Db {
     }
 
     /// The question of a market as the store reads it, if there is the market.
-    pub async fn market_question(&self, market_id: &str) -> Option<String> {
+    pub(crate) async fn market_question(&self, market_id: &str) -> Option<String> {
         let id = market_id.to_string();
         self.store
             .read(move |c| c.query_opt("SELECT question FROM markets WHERE id = $1", &[Param::Text(&id)])?.map(|r| r.text(0)).transpose())
@@ -211,7 +211,7 @@ impl Db {
 
     /// Records one instant's price points of a market, as a trade does: each point is
     /// (outcome id, price, volume, the outcome's running volume before it).
-    pub async fn record_prices(&self, market_id: &str, at: Micros, points: Vec<(String, u128, u128, u128)>) {
+    pub(crate) async fn record_prices(&self, market_id: &str, at: Micros, points: Vec<(String, u128, u128, u128)>) {
         let market_id = market_id.to_string();
         self.store
             .write(move |c| {
@@ -226,7 +226,7 @@ impl Db {
     }
 
     /// Rebuilds every price candle from the raw points, as after a bulk load.
-    pub async fn rebuild_price_candles(&self) {
+    pub(crate) async fn rebuild_price_candles(&self) {
         self.store.write(|c| hanson::store::history::points::rebuild_price_candles(c)).await.unwrap();
     }
 }

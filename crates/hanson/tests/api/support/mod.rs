@@ -16,22 +16,22 @@
 //! the `dead_code` allowance.
 #![allow(dead_code)]
 
-pub mod app;
-pub mod arena;
-pub mod library;
-pub mod process;
-pub mod sse;
-pub mod wallet;
-pub mod webhooks;
-pub mod ws;
+pub(super) mod app;
+pub(super) mod arena;
+pub(super) mod library;
+pub(super) mod process;
+pub(super) mod sse;
+pub(super) mod wallet;
+pub(super) mod webhooks;
+pub(super) mod ws;
 
 pub(crate) use super::BACKEND;
 pub(crate) use crate::contract;
-pub use app::*;
-pub use arena::*;
-pub use library::{Limits, Rule, Settings};
-pub use process::*;
-pub use sse::*;
-pub use wallet::*;
-pub use webhooks::*;
-pub use ws::*;
+pub(super) use app::*;
+pub(super) use arena::*;
+pub(super) use library::{Limits, Rule, Settings};
+pub(super) use process::*;
+pub(super) use sse::*;
+pub(super) use wallet::*;
+pub(super) use webhooks::*;
+pub(super) use ws::*;

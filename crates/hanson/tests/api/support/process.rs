@@ -11,10 +11,10 @@ use serde_json::Value;
 
 use crate::contract;
 
-pub const BIN: &str = env!("CARGO_BIN_EXE_hanson");
+pub(crate) const BIN: &str = env!("CARGO_BIN_EXE_hanson");
 
 /// A `hanson serve` child process, killed (SIGKILL) when dropped, on panic too.
-pub struct ServeProcess {
+pub(crate) struct ServeProcess {
     child: Option<Child>,
     pub base: String,
     /// The server's log, when it keeps one of its own (see `start_flags`).
@@ -23,19 +23,19 @@ pub struct ServeProcess {
 
 impl ServeProcess {
     /// Starts `hanson serve` on a free port and waits until it answers `/healthz`.
-    pub async fn start(database_url: &str, log: &Path) -> ServeProcess {
+    pub(crate) async fn start(database_url: &str, log: &Path) -> ServeProcess {
         Self::start_with(database_url, log, &[]).await
     }
 
     /// [`ServeProcess::start`] with extra `serve` flags and a log of its own.
-    pub async fn start_flags(database_url: &str, extra: &[&str]) -> ServeProcess {
+    pub(crate) async fn start_flags(database_url: &str, extra: &[&str]) -> ServeProcess {
         let log = tempfile::NamedTempFile::new().expect("server log");
         let mut server = Self::start_with(database_url, log.path(), extra).await;
         server.own_log = Some(log);
         server
     }
 
-    pub async fn start_with(database_url: &str, log: &Path, extra: &[&str]) -> ServeProcess {
+    pub(crate) async fn start_with(database_url: &str, log: &Path, extra: &[&str]) -> ServeProcess {
         let stderr = std::fs::OpenOptions::new().create(true).append(true).open(log).expect("server log");
         let mut child = Command::new(BIN)
             .args(["serve", "--listen", "127.0.0.1:0", "--database-url", database_url, "--auth-rate-per-ip", "0"])
@@ -78,23 +78,23 @@ impl ServeProcess {
     }
 
     /// The process id.
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.as_ref().expect("running").id()
     }
 
     /// Sends `signal` (SIGSTOP, SIGCONT, ...) to the process.
-    pub fn signal(&self, signal: libc::c_int) {
+    pub(crate) fn signal(&self, signal: libc::c_int) {
         // SAFETY: sends a signal to our own child process.
         assert_eq!(unsafe { libc::kill(self.pid() as libc::pid_t, signal) }, 0);
     }
 
     /// SIGTERM: a graceful shutdown.
-    pub fn terminate(&self) {
+    pub(crate) fn terminate(&self) {
         self.signal(libc::SIGTERM);
     }
 
     /// Waits for the process to end by itself.
-    pub async fn exited_within(&mut self, within: Duration) -> std::process::ExitStatus {
+    pub(crate) async fn exited_within(&mut self, within: Duration) -> std::process::ExitStatus {
         let child = self.child.as_mut().expect("running");
         let deadline = Instant::now() + within;
         loop {
@@ -107,7 +107,7 @@ impl ServeProcess {
     }
 
     /// SIGKILL, and check that it really was the kill that ended the process.
-    pub fn crash(mut self) {
+    pub(crate) fn crash(mut self) {
         let mut child = self.child.take().unwrap();
         child.kill().expect("SIGKILL hanson serve");
         let status = child.wait().unwrap();
@@ -124,21 +124,21 @@ impl Drop for ServeProcess {
     }
 }
 
-pub fn read_log(log: &Path) -> String {
+pub(crate) fn read_log(log: &Path) -> String {
     let text = std::fs::read_to_string(log).unwrap_or_default();
     let tail: Vec<&str> = text.lines().rev().take(40).collect();
     tail.into_iter().rev().collect::<Vec<_>>().join("\n")
 }
 
 /// Runs the real `hanson` binary against `database_url` and parses its JSON.
-pub fn cli_on(database_url: &str, args: &[&str]) -> Value {
+pub(crate) fn cli_on(database_url: &str, args: &[&str]) -> Value {
     let output = Command::new(BIN).args(args).args(["--database-url", database_url]).output().expect("run hanson");
     assert!(output.status.success(), "hanson {args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
     serde_json::from_slice(&output.stdout).expect("CLI prints JSON")
 }
 
 /// Runs `hanson audit` on a database: (passed, report).
-pub fn audit_on(database_url: &str) -> (bool, String) {
+pub(crate) fn audit_on(database_url: &str) -> (bool, String) {
     let out = Command::new(BIN).args(["audit", "--database-url", database_url]).output().unwrap();
     (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
 }

@@ -14,11 +14,11 @@ use crate::contract::asyncapi::{self, Stream};
 
 /// How long any single expected event may take (generous: the suite runs tests in parallel
 /// on two cores).
-pub const EVENT_WAIT: Duration = Duration::from_secs(10);
+pub(crate) const EVENT_WAIT: Duration = Duration::from_secs(10);
 
 /// One SSE frame: its fields, and its comment lines (`: ping`).
 #[derive(Debug, Clone, Default)]
-pub struct Frame {
+pub(crate) struct Frame {
     pub event: Option<String>,
     pub id: Option<String>,
     pub data: Option<String>,
@@ -26,11 +26,11 @@ pub struct Frame {
 }
 
 impl Frame {
-    pub fn is_comment(&self) -> bool {
+    pub(crate) fn is_comment(&self) -> bool {
         self.event.is_none() && self.id.is_none() && self.data.is_none()
     }
 
-    pub fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         let data = self.data.as_deref().unwrap_or_else(|| panic!("a frame without data: {self:?}"));
         serde_json::from_str(data).unwrap_or_else(|e| panic!("data is not JSON ({e}): {data}"))
     }
@@ -67,7 +67,7 @@ enum Next {
 }
 
 /// An open `text/event-stream` response, read frame by frame.
-pub struct Sse {
+pub(crate) struct Sse {
     response: reqwest::Response,
     buffer: Vec<u8>,
     /// Set once the body has ended: `Ok` for a clean end, `Err` for a broken one.
@@ -101,12 +101,12 @@ impl Sse {
     }
 
     /// A market's stream; `query` is appended to the path (`?after_seq=3` or "").
-    pub async fn market(client: &reqwest::Client, base: &str, market_id: &str, query: &str, headers: &[(&str, &str)]) -> Sse {
+    pub(crate) async fn market(client: &reqwest::Client, base: &str, market_id: &str, query: &str, headers: &[(&str, &str)]) -> Sse {
         Sse::open(Stream::Market, client, base, &format!("/v1/markets/{market_id}/events{query}"), None, headers).await
     }
 
     /// The user stream of the wallet that `token` belongs to.
-    pub async fn user(client: &reqwest::Client, base: &str, token: &str) -> Sse {
+    pub(crate) async fn user(client: &reqwest::Client, base: &str, token: &str) -> Sse {
         Sse::open(Stream::User, client, base, "/v1/auth/events", Some(token), &[]).await
     }
 
@@ -146,7 +146,7 @@ impl Sse {
     }
 
     /// The next frame, comments included; `None` once the body has ended.
-    pub async fn next_frame(&mut self, within: Duration) -> Option<Frame> {
+    pub(crate) async fn next_frame(&mut self, within: Duration) -> Option<Frame> {
         match self.try_next_frame(Instant::now() + within).await {
             Next::Frame(frame) => Some(frame),
             Next::Ended => None,
@@ -155,7 +155,7 @@ impl Sse {
     }
 
     /// The next frame that is not a comment, within `within`.
-    pub async fn next_event_within(&mut self, within: Duration) -> Frame {
+    pub(crate) async fn next_event_within(&mut self, within: Duration) -> Frame {
         let deadline = Instant::now() + within;
         loop {
             match self.try_next_frame(deadline).await {
@@ -167,12 +167,12 @@ impl Sse {
         }
     }
 
-    pub async fn next_event(&mut self) -> Frame {
+    pub(crate) async fn next_event(&mut self) -> Frame {
         self.next_event_within(EVENT_WAIT).await
     }
 
     /// No event (comments aside) for `quiet`, and the stream still open.
-    pub async fn assert_quiet(&mut self, quiet: Duration) {
+    pub(crate) async fn assert_quiet(&mut self, quiet: Duration) {
         let deadline = Instant::now() + quiet;
         loop {
             match self.try_next_frame(deadline).await {
@@ -185,7 +185,7 @@ impl Sse {
     }
 
     /// Skips whatever is still buffered, and the body ends cleanly within `within`.
-    pub async fn skip_to_end(&mut self, within: Duration) {
+    pub(crate) async fn skip_to_end(&mut self, within: Duration) {
         let deadline = Instant::now() + within;
         loop {
             match self.try_next_frame(deadline).await {
@@ -200,7 +200,7 @@ impl Sse {
     }
 
     /// The body ends cleanly within `within`, with no further event before the end.
-    pub async fn expect_end(&mut self, within: Duration) {
+    pub(crate) async fn expect_end(&mut self, within: Duration) {
         let deadline = Instant::now() + within;
         loop {
             match self.try_next_frame(deadline).await {
@@ -223,7 +223,7 @@ fn seq_value(seq: Option<u64>) -> Value {
 }
 
 /// `{id, type, timestamp, market_id, seq, data}`, with a v7 UUID and a UTC timestamp.
-pub fn check_envelope(envelope: &Value, kind: &str, market_id: Option<&str>, seq: Option<u64>) {
+pub(crate) fn check_envelope(envelope: &Value, kind: &str, market_id: Option<&str>, seq: Option<u64>) {
     let keys: BTreeSet<&str> = envelope.as_object().unwrap_or_else(|| panic!("not an object: {envelope}")).keys().map(String::as_str).collect();
     assert_eq!(keys, BTreeSet::from(["data", "id", "market_id", "seq", "timestamp", "type"]), "{envelope}");
     assert_eq!(envelope["type"], kind, "{envelope}");
@@ -240,7 +240,7 @@ pub fn check_envelope(envelope: &Value, kind: &str, market_id: Option<&str>, seq
 }
 
 /// A market stream frame: `event` is the type, `id` the seq, `data` the envelope. Returns it.
-pub fn market_event(frame: &Frame, kind: &str, market_id: &str, seq: u64) -> Value {
+pub(crate) fn market_event(frame: &Frame, kind: &str, market_id: &str, seq: u64) -> Value {
     assert_eq!(frame.event.as_deref(), Some(kind), "{frame:?}");
     assert_eq!(frame.id.as_deref(), Some(seq.to_string().as_str()), "the id line is the seq: {frame:?}");
     let envelope = frame.json();
@@ -249,7 +249,7 @@ pub fn market_event(frame: &Frame, kind: &str, market_id: &str, seq: u64) -> Val
 }
 
 /// A user stream frame: no `id` line, `seq` null.
-pub fn user_event(frame: &Frame, kind: &str, market_id: Option<&str>) -> Value {
+pub(crate) fn user_event(frame: &Frame, kind: &str, market_id: Option<&str>) -> Value {
     assert_eq!(frame.event.as_deref(), Some(kind), "{frame:?}");
     assert_eq!(frame.id, None, "user stream frames have no id line: {frame:?}");
     let envelope = frame.json();
@@ -258,7 +258,7 @@ pub fn user_event(frame: &Frame, kind: &str, market_id: Option<&str>) -> Value {
 }
 
 /// The market stream's first frame: `snapshot`, `id` = seq, data `{seq, market}`.
-pub async fn expect_snapshot(sse: &mut Sse, seq: u64, market: &Value) {
+pub(crate) async fn expect_snapshot(sse: &mut Sse, seq: u64, market: &Value) {
     let frame = sse.next_event().await;
     assert_eq!(frame.event.as_deref(), Some("snapshot"), "{frame:?}");
     assert_eq!(frame.id.as_deref(), Some(seq.to_string().as_str()), "{frame:?}");
@@ -266,6 +266,6 @@ pub async fn expect_snapshot(sse: &mut Sse, seq: u64, market: &Value) {
 }
 
 /// `[{outcome_id, price}]` of a market detail, in its outcome order.
-pub fn prices_of(detail: &Value) -> Value {
+pub(crate) fn prices_of(detail: &Value) -> Value {
     detail["outcomes"].as_array().unwrap().iter().map(|o| json!({ "outcome_id": o["id"], "price": o["current_price"] })).collect()
 }

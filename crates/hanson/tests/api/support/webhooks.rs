@@ -17,7 +17,7 @@ use crate::contract::asyncapi;
 
 /// One request the receiver got.
 #[derive(Debug, Clone)]
-pub struct Received {
+pub(crate) struct Received {
     pub path: String,
     pub headers: HeaderMap,
     pub body: Vec<u8>,
@@ -25,18 +25,18 @@ pub struct Received {
 }
 
 impl Received {
-    pub fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_slice(&self.body).expect("a JSON body")
     }
 
-    pub fn header(&self, name: &str) -> &str {
+    pub(crate) fn header(&self, name: &str) -> &str {
         self.headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or_default()
     }
 }
 
 /// How the receiver answers a path: a list of statuses (with Retry-After seconds) used in
 /// turn, the last one for ever after.
-pub type Script = Vec<(u16, Option<u64>)>;
+pub(crate) type Script = Vec<(u16, Option<u64>)>;
 
 #[derive(Default)]
 struct ReceiverState {
@@ -50,7 +50,7 @@ struct ReceiverState {
 /// A webhook receiver on a random local port: records every request and answers 200 unless
 /// a script for the path says otherwise.
 #[derive(Clone)]
-pub struct Receiver {
+pub(crate) struct Receiver {
     pub base: String,
     state: Arc<Mutex<ReceiverState>>,
 }
@@ -78,11 +78,11 @@ async fn receive(State(state): State<Arc<Mutex<ReceiverState>>>, uri: axum::http
 }
 
 impl Receiver {
-    pub async fn start() -> Receiver {
+    pub(crate) async fn start() -> Receiver {
         Self::on(tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap()).await
     }
 
-    pub async fn on(listener: tokio::net::TcpListener) -> Receiver {
+    pub(crate) async fn on(listener: tokio::net::TcpListener) -> Receiver {
         let state = Arc::new(Mutex::new(ReceiverState::default()));
         let base = format!("http://{}", listener.local_addr().unwrap());
         let app = axum::Router::new().fallback(axum::routing::post(receive)).with_state(state.clone());
@@ -90,23 +90,23 @@ impl Receiver {
         Receiver { base, state }
     }
 
-    pub fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
     }
 
-    pub fn script(&self, path: &str, script: Script) {
+    pub(crate) fn script(&self, path: &str, script: Script) {
         self.state.lock().unwrap().scripts.insert(path.to_string(), script);
     }
 
     /// What `path` received so far; fails the test if any body did not match the documents.
-    pub fn received(&self, path: &str) -> Vec<Received> {
+    pub(crate) fn received(&self, path: &str) -> Vec<Received> {
         let s = self.state.lock().unwrap();
         assert!(s.mismatches.is_empty(), "{}", s.mismatches.join("\n"));
         s.received.iter().filter(|r| r.path == path).cloned().collect()
     }
 
     /// Waits until `path` has received `count` requests (at most `within`).
-    pub async fn wait_for(&self, path: &str, count: usize, within: Duration) -> Vec<Received> {
+    pub(crate) async fn wait_for(&self, path: &str, count: usize, within: Duration) -> Vec<Received> {
         let deadline = Instant::now() + within;
         loop {
             let got = self.received(path);
@@ -119,14 +119,14 @@ impl Receiver {
     }
 }
 
-pub fn webhook_settings(schedule: &str) -> Settings {
+pub(crate) fn webhook_settings(schedule: &str) -> Settings {
     Settings {
         webhooks: SenderSettings { schedule: schedule.parse().unwrap(), allow_private: true },
         ..Settings::default()
     }
 }
 
-pub async fn create_endpoint(app: &TestApp, key: &str, url: &str, types: &[&str]) -> Value {
+pub(crate) async fn create_endpoint(app: &TestApp, key: &str, url: &str, types: &[&str]) -> Value {
     let r = app.post("/v1/providers/webhooks", Some(key), json!({ "url": url, "event_types": types })).await;
     assert_eq!(r.status, StatusCode::CREATED, "{}", r.body);
     r.body

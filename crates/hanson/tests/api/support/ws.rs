@@ -16,7 +16,7 @@ use super::sse::EVENT_WAIT;
 use crate::contract::asyncapi::{self, Stream};
 
 /// An open WebSocket to a server.
-pub struct Ws {
+pub(crate) struct Ws {
     stream: WebSocketStream<TcpStream>,
 }
 
@@ -50,7 +50,7 @@ fn is_ping(message: &Value) -> bool {
 }
 
 /// Opens `GET /v1/ws` on `base` (`http://host:port`).
-pub async fn ws_connect(base: &str) -> Ws {
+pub(crate) async fn ws_connect(base: &str) -> Ws {
     asyncapi::load(base).await;
     let address = base.strip_prefix("http://").expect("an http:// base");
     let tcp = TcpStream::connect(address).await.expect("connect");
@@ -63,7 +63,7 @@ pub async fn ws_connect(base: &str) -> Ws {
 }
 
 /// The status with which `base` refuses a WebSocket handshake (it must refuse it).
-pub async fn ws_refused(base: &str) -> u16 {
+pub(crate) async fn ws_refused(base: &str) -> u16 {
     let address = base.strip_prefix("http://").expect("an http:// base");
     let tcp = TcpStream::connect(address).await.unwrap();
     match tokio_tungstenite::client_async(format!("ws://{address}/v1/ws"), tcp).await {
@@ -72,21 +72,21 @@ pub async fn ws_refused(base: &str) -> u16 {
     }
 }
 
-pub async fn ws_send(ws: &mut Ws, message: impl ToString) {
+pub(crate) async fn ws_send(ws: &mut Ws, message: impl ToString) {
     ws.stream.send(Message::text(message.to_string())).await.expect("send");
 }
 
-pub async fn ws_send_binary(ws: &mut Ws, bytes: Vec<u8>) {
+pub(crate) async fn ws_send_binary(ws: &mut Ws, bytes: Vec<u8>) {
     ws.stream.send(Message::binary(bytes)).await.expect("send");
 }
 
 /// Closes the connection from this end.
-pub async fn ws_close(ws: &mut Ws) {
+pub(crate) async fn ws_close(ws: &mut Ws) {
     ws.stream.close(None).await.unwrap();
 }
 
 /// The next text message, pings included.
-pub async fn ws_next_raw(ws: &mut Ws, within: Duration) -> Value {
+pub(crate) async fn ws_next_raw(ws: &mut Ws, within: Duration) -> Value {
     match ws.receive(Instant::now() + within).await {
         None => panic!("no WebSocket message within {within:?}"),
         Some(Received::Text(message)) => message,
@@ -95,7 +95,7 @@ pub async fn ws_next_raw(ws: &mut Ws, within: Duration) -> Value {
 }
 
 /// The next text message that is not `{"type":"ping"}`.
-pub async fn ws_next(ws: &mut Ws) -> Value {
+pub(crate) async fn ws_next(ws: &mut Ws) -> Value {
     loop {
         let message = ws_next_raw(ws, EVENT_WAIT).await;
         if !is_ping(&message) {
@@ -105,7 +105,7 @@ pub async fn ws_next(ws: &mut Ws) -> Value {
 }
 
 /// No message but pings for `quiet`.
-pub async fn ws_quiet(ws: &mut Ws, quiet: Duration) {
+pub(crate) async fn ws_quiet(ws: &mut Ws, quiet: Duration) {
     let deadline = Instant::now() + quiet;
     loop {
         match ws.receive(deadline).await {
@@ -118,7 +118,7 @@ pub async fn ws_quiet(ws: &mut Ws, quiet: Duration) {
 }
 
 /// The server's close frame within `within`, pings aside.
-pub async fn ws_expect_close(ws: &mut Ws, within: Duration) -> Option<CloseFrame> {
+pub(crate) async fn ws_expect_close(ws: &mut Ws, within: Duration) -> Option<CloseFrame> {
     let deadline = Instant::now() + within;
     loop {
         match ws.receive(deadline).await {
@@ -132,7 +132,7 @@ pub async fn ws_expect_close(ws: &mut Ws, within: Duration) -> Option<CloseFrame
 }
 
 /// Subscribes to a market: the ack, then exactly `then` (its snapshot, or its replay).
-pub async fn ws_subscribe(ws: &mut Ws, request: Value, then: &[Value]) {
+pub(crate) async fn ws_subscribe(ws: &mut Ws, request: Value, then: &[Value]) {
     ws_send(ws, &request).await;
     assert_eq!(ws_next(ws).await, json!({ "type": "subscribed", "market_id": request["market_id"] }), "{request}");
     for expected in then {
@@ -141,7 +141,7 @@ pub async fn ws_subscribe(ws: &mut Ws, request: Value, then: &[Value]) {
 }
 
 /// A bad message is answered `{"type":"error","code":code,"detail":...}`.
-pub async fn ws_expect_error(ws: &mut Ws, message: impl ToString, code: &str) {
+pub(crate) async fn ws_expect_error(ws: &mut Ws, message: impl ToString, code: &str) {
     let message = message.to_string();
     ws_send(ws, &message).await;
     let answer = ws_next(ws).await;

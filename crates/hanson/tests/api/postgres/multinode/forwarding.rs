@@ -88,7 +88,7 @@ async fn a_follower_closes_its_idle_connections_to_the_leader_before_the_leader_
     let mut held = Vec::new();
     for _ in 0..10 {
         assert_eq!(bet().await.0, StatusCode::OK);
-        held.push(connections_to(&follower, &leader.base));
+        held.push(connections_to(follower, &leader.base));
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     assert_eq!(forwarded(client, &follower.base).await, before + 10.0);
@@ -96,7 +96,7 @@ async fn a_follower_closes_its_idle_connections_to_the_leader_before_the_leader_
 
     // Unused, it is closed by the follower: the leader would wait 60 s.
     let quiet = std::time::Instant::now();
-    while connections_to(&follower, &leader.base) > 0 {
+    while connections_to(follower, &leader.base) > 0 {
         assert!(quiet.elapsed() < std::time::Duration::from_secs(5), "the follower kept an idle connection to the leader");
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
