@@ -19,15 +19,17 @@ pub(crate) struct Api {
 
 impl Api {
     pub(crate) fn new(base: &str) -> Api {
-        let http = reqwest::Client::builder()
-            .tcp_nodelay(true)
-            .timeout(std::time::Duration::from_secs(120))
-            .build()
-            .expect("HTTP client");
+        let http = reqwest::Client::builder().tcp_nodelay(true).timeout(std::time::Duration::from_secs(120)).build().expect("HTTP client");
         Api { base: base.trim_end_matches('/').to_string(), http }
     }
 
-    pub(crate) async fn call(&self, method: reqwest::Method, path: &str, bearer: Option<&str>, body: Option<&Value>) -> Result<(u16, Value)> {
+    pub(crate) async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        bearer: Option<&str>,
+        body: Option<&Value>,
+    ) -> Result<(u16, Value)> {
         let mut req = self.http.request(method, format!("{}{path}", self.base));
         if let Some(token) = bearer {
             req = req.bearer_auth(token);
@@ -75,7 +77,14 @@ pub(crate) fn create_token(bin: &Path, database_url: &str) -> Result<String> {
 }
 
 /// A provider (CLI), its treasury funded with `treasury` wei, and a creator wallet.
-pub(crate) async fn create_provider(api: &Api, bin: &Path, database_url: &str, name: &str, token_id: &str, treasury: u128) -> Result<Provider> {
+pub(crate) async fn create_provider(
+    api: &Api,
+    bin: &Path,
+    database_url: &str,
+    name: &str,
+    token_id: &str,
+    treasury: u128,
+) -> Result<Provider> {
     let out = cli_json(bin, database_url, &["provider", "create", "--name", name])?;
     let id = out["provider_id"].as_str().ok_or("provider create printed no provider_id")?.to_string();
     let key = out["api_key"].as_str().ok_or("provider create printed no api_key")?.to_string();
@@ -183,7 +192,14 @@ pub(crate) async fn new_trader(api: &Api, p: &Provider, token_id: &str, funds: u
 }
 
 /// `count` traders, `parallel` at a time.
-pub(crate) async fn new_traders(api: &Api, p: &Provider, token_id: &str, funds: u128, count: usize, parallel: usize) -> Result<Vec<Session>> {
+pub(crate) async fn new_traders(
+    api: &Api,
+    p: &Provider,
+    token_id: &str,
+    funds: u128,
+    count: usize,
+    parallel: usize,
+) -> Result<Vec<Session>> {
     let p = Arc::new(p.clone());
     let token_id: Arc<str> = token_id.into();
     let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));

@@ -72,10 +72,7 @@ impl Database {
         let name = format!("hanson_bench_{}", uuid::Uuid::new_v4().simple());
         postgres_admin(admin_url, format!("CREATE DATABASE {name}"))
             .map_err(|e| format!("cannot create database {name} through the admin URL: {e}"))?;
-        Ok(Database {
-            url: with_database(admin_url, &name),
-            cleanup: Cleanup::Postgres { admin_url: admin_url.to_string(), name },
-        })
+        Ok(Database { url: with_database(admin_url, &name), cleanup: Cleanup::Postgres { admin_url: admin_url.to_string(), name } })
     }
 
     /// A database the user named; left as it is.

@@ -383,7 +383,13 @@ async fn run_scenario(args: &Args, name: &'static str) -> Result<ScenarioResult>
             // Three markets through the API, with 2, 3 and 4 outcomes, beside the seeded ones.
             let liquidity = 1_000 * ONE_TOKEN;
             for n in [2usize, 3, 4] {
-                let spec = MarketSpec { question: format!("Will template {n} win the final?"), category: "sports", outcomes: n, liquidity, max_bet: 100 * ONE_TOKEN };
+                let spec = MarketSpec {
+                    question: format!("Will template {n} win the final?"),
+                    category: "sports",
+                    outcomes: n,
+                    liquidity,
+                    max_bet: 100 * ONE_TOKEN,
+                };
                 api::create_market(&api, &providers[0], &token_id, spec).await?;
             }
             let count = args.search_markets.saturating_sub(3);
@@ -406,7 +412,13 @@ async fn run_scenario(args: &Args, name: &'static str) -> Result<ScenarioResult>
         "price_history" => {
             clients = args.history_clients.unwrap_or(args.clients).max(1);
             let p = api::create_provider(&api, &bin, &db.url, &format!("bench history {tag}"), &token_id, treasury).await?;
-            let spec = MarketSpec { question: "Bench price history market?".into(), category: "finance", outcomes: 2, liquidity: 1_000 * ONE_TOKEN, max_bet: 100 * ONE_TOKEN };
+            let spec = MarketSpec {
+                question: "Bench price history market?".into(),
+                category: "finance",
+                outcomes: 2,
+                liquidity: 1_000 * ONE_TOKEN,
+                max_bet: 100 * ONE_TOKEN,
+            };
             let market = api::create_market(&api, &p, &token_id, spec).await?;
             eprintln!("[{name}] bulk-inserting {} price points", args.price_points);
             if let Some(s) = target.take_server() {
@@ -414,7 +426,9 @@ async fn run_scenario(args: &Args, name: &'static str) -> Result<ScenarioResult>
             }
             let (from, to, seconds) = seed::seed_price_points(&bin, &db.url, &market, args.price_points, args.history_days.max(1))?;
             eprintln!("[{name}] seeded in {seconds:.1} s");
-            seed_info = Some(json!({ "price_points": args.price_points, "days": args.history_days, "method": "bulk_sql", "seconds": round(seconds, 1) }));
+            seed_info = Some(
+                json!({ "price_points": args.price_points, "days": args.history_days, "method": "bulk_sql", "seconds": round(seconds, 1) }),
+            );
             if owned {
                 let server = Server::launch(&bin, &db.url, &db.scratch_dir(), &[])?;
                 target.base = server.base.clone();
@@ -444,7 +458,8 @@ async fn run_scenario(args: &Args, name: &'static str) -> Result<ScenarioResult>
             measure(args, traders, |t: workers::Trader| t.step()).await
         }
         Prepared::Search { providers } => {
-            measure(args, (0..clients).map(|_| workers::Searcher::new(&base, providers.clone())).collect(), |s: workers::Searcher| s.step()).await
+            measure(args, (0..clients).map(|_| workers::Searcher::new(&base, providers.clone())).collect(), |s: workers::Searcher| s.step())
+                .await
         }
         Prepared::History { market, from, to } => {
             let readers = (0..clients).map(|_| workers::HistoryReader::new(&base, &market, from, to)).collect();

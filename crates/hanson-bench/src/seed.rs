@@ -20,7 +20,8 @@ pub(crate) fn seed_markets(bin: &Path, database_url: &str, seed: &SearchSeed<'_>
     let liquidity = seed.liquidity.to_string();
     let categories = CATEGORIES.join(",");
     let providers: Vec<String> = seed.providers.iter().map(|p| format!("{}:{}", p.id, p.creator_wallet_id)).collect();
-    let mut args = vec!["seed", "markets", "--count", &count, "--token-id", seed.token_id, "--liquidity", &liquidity, "--categories", &categories];
+    let mut args =
+        vec!["seed", "markets", "--count", &count, "--token-id", seed.token_id, "--liquidity", &liquidity, "--categories", &categories];
     for provider in &providers {
         args.extend(["--provider", provider.as_str()]);
     }
@@ -33,6 +34,11 @@ pub(crate) fn seed_markets(bin: &Path, database_url: &str, seed: &SearchSeed<'_>
 pub(crate) fn seed_price_points(bin: &Path, database_url: &str, market: &Market, count: usize, days: i64) -> Result<(i64, i64, f64)> {
     let (count, days) = (count.to_string(), days.to_string());
     let out = cli_json(bin, database_url, &["seed", "price-points", "--market-id", &market.id, "--count", &count, "--days", &days])?;
-    let time = |field: &str| out[field].as_str().and_then(hanson::domain::time::parse_timestamp).ok_or_else(|| format!("hanson seed price-points printed no {field}"));
+    let time = |field: &str| {
+        out[field]
+            .as_str()
+            .and_then(hanson::domain::time::parse_timestamp)
+            .ok_or_else(|| format!("hanson seed price-points printed no {field}"))
+    };
     Ok((time("from")?, time("to")?, out["seconds"].as_f64().ok_or("hanson seed price-points printed no seconds")?))
 }

@@ -176,7 +176,14 @@ impl Subscribers {
     /// Starts `n` subscribers; at most `parallel` of them are between connect and snapshot at
     /// a time (so the server's accept queue never overflows). Subscriber 0 verifies every
     /// envelope in full.
-    pub(crate) fn open(base: &str, market_id: &str, n: usize, parallel: usize, read_buffer: usize, lags: bool) -> Result<Subscribers, String> {
+    pub(crate) fn open(
+        base: &str,
+        market_id: &str,
+        n: usize,
+        parallel: usize,
+        read_buffer: usize,
+        lags: bool,
+    ) -> Result<Subscribers, String> {
         let addr = authority(base)?;
         let config = Arc::new(Config {
             host: addr.clone(),
@@ -310,7 +317,10 @@ enum Kind {
 /// Chunked transfer decoding state.
 enum Chunked {
     /// Reading the hex size (and skipping any extension) up to the line end.
-    Size { value: u64, in_extension: bool },
+    Size {
+        value: u64,
+        in_extension: bool,
+    },
     Data(u64),
     /// The CRLF after a chunk's data.
     DataEnd,
@@ -400,11 +410,8 @@ impl<'a> Subscriber<'a> {
         };
         let head_text = String::from_utf8_lossy(&head[..body_start]).to_string();
         let mut lines = head_text.split("\r\n");
-        let status: u16 = lines
-            .next()
-            .and_then(|l| l.split(' ').nth(1))
-            .and_then(|s| s.parse().ok())
-            .ok_or_else(|| "bad status line".to_string())?;
+        let status: u16 =
+            lines.next().and_then(|l| l.split(' ').nth(1)).and_then(|s| s.parse().ok()).ok_or_else(|| "bad status line".to_string())?;
         let mut chunked = false;
         let mut content_length: Option<usize> = None;
         for l in lines {
@@ -829,7 +836,8 @@ mod tests {
     fn envelope_timestamp_is_the_top_level_one() {
         let t1 = hanson::domain::time::format_micros(1_600_000_000_000_000);
         let t2 = hanson::domain::time::format_micros(1_700_000_000_000_000);
-        let ordered = format!("{{\"id\":\"x\",\"type\":\"trade.created\",\"timestamp\":\"{t2}\",\"data\":{{\"trade\":{{\"timestamp\":\"{t1}\"}}}}}}");
+        let ordered =
+            format!("{{\"id\":\"x\",\"type\":\"trade.created\",\"timestamp\":\"{t2}\",\"data\":{{\"trade\":{{\"timestamp\":\"{t1}\"}}}}}}");
         assert_eq!(envelope_timestamp(ordered.as_bytes()), Some(1_700_000_000_000_000));
         let data_first = format!("{{\"data\":{{\"trade\":{{\"timestamp\":\"{t1}\"}}}},\"timestamp\":\"{t2}\"}}");
         assert_eq!(envelope_timestamp(data_first.as_bytes()), Some(1_700_000_000_000_000));
@@ -854,14 +862,8 @@ mod tests {
 
     #[test]
     fn frames_across_chunks_and_reads() {
-        let config = Config {
-            addr: String::new(),
-            host: String::new(),
-            path: String::new(),
-            market_id: "m1".into(),
-            read_buffer: 1024,
-            lags: true,
-        };
+        let config =
+            Config { addr: String::new(), host: String::new(), path: String::new(), market_id: "m1".into(), read_buffer: 1024, lags: true };
         let shared = Shared {
             snapshots: AtomicUsize::new(0),
             failed_before_snapshot: AtomicUsize::new(0),

@@ -57,7 +57,11 @@ pub(crate) struct Setup {
 pub(crate) async fn setup(args: &Args, name: &'static str, subscribers: usize, flags: &[&str]) -> Result<Setup> {
     let bin = args.hanson_bin();
     if !bin.exists() {
-        return Err(format!("hanson binary not found at {} (build it with `cargo build --release -p hanson`, or pass --hanson-bin)", bin.display()).into());
+        return Err(format!(
+            "hanson binary not found at {} (build it with `cargo build --release -p hanson`, or pass --hanson-bin)",
+            bin.display()
+        )
+        .into());
     }
     // Sockets: the subscribers, the trade clients, a margin for the rest. Raised before the
     // server is launched, so it inherits the limit.
@@ -82,7 +86,8 @@ pub(crate) async fn setup(args: &Args, name: &'static str, subscribers: usize, f
     let api = Api::new(&base);
     let token_id = api::create_token(&bin, &db.url)?;
     let tag = &uuid::Uuid::new_v4().simple().to_string()[..8];
-    let provider = api::create_provider(&api, &bin, &db.url, &format!("bench {name} {tag}"), &token_id, 1_000_000_000_000 * ONE_TOKEN).await?;
+    let provider =
+        api::create_provider(&api, &bin, &db.url, &format!("bench {name} {tag}"), &token_id, 1_000_000_000_000 * ONE_TOKEN).await?;
     // The hot_market market.
     let spec = MarketSpec {
         question: format!("Bench {name} market?"),
@@ -215,7 +220,8 @@ async fn fanout(args: &Args, n: usize) -> Result<Report> {
     let mut ended: BTreeMap<String, u64> = BTreeMap::new();
     let mut other_events: BTreeMap<String, u64> = BTreeMap::new();
     let (mut min_trades, mut max_trades) = (u64::MAX, 0);
-    let (mut missing, mut gaps, mut missing_seqs, mut repeats, mut protocol, mut mismatches, mut negative, mut bad_ts) = (0u64, 0, 0, 0, 0, 0, 0, 0);
+    let (mut missing, mut gaps, mut missing_seqs, mut repeats, mut protocol, mut mismatches, mut negative, mut bad_ts) =
+        (0u64, 0, 0, 0, 0, 0, 0, 0);
     let mut first_problem: Option<String> = None;
     let bytes: u64 = stats.iter().map(|st| st.bytes).sum();
     for st in &stats {
@@ -348,7 +354,12 @@ async fn fanout(args: &Args, n: usize) -> Result<Report> {
         lags.count,
         if negative > 0 { format!(" ({negative} negative, counted as 0)") } else { String::new() }
     );
-    let _ = writeln!(t, "stream bytes: {:.0} per trade event (SSE framing and chunking included), {:.1} MiB in all", bytes as f64 / lags.count.max(1) as f64, bytes as f64 / 1048576.0);
+    let _ = writeln!(
+        t,
+        "stream bytes: {:.0} per trade event (SSE framing and chunking included), {:.1} MiB in all",
+        bytes as f64 / lags.count.max(1) as f64,
+        bytes as f64 / 1048576.0
+    );
     let fmt = |v: Option<f64>| v.map_or("?".to_string(), |c| format!("{c:.2}"));
     let _ = writeln!(
         t,

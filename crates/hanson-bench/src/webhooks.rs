@@ -32,13 +32,17 @@ struct Received {
     measuring: bool,
 }
 
-async fn receive(State(state): State<Arc<Mutex<Received>>>, uri: axum::http::Uri, headers: HeaderMap, body: axum::body::Bytes) -> StatusCode {
+async fn receive(
+    State(state): State<Arc<Mutex<Received>>>,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> StatusCode {
     let now = hanson::domain::time::now_micros();
     let id = headers.get("webhook-id").and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
     // The envelope's timestamp is the change's (commit) time.
-    let at = serde_json::from_slice::<Value>(&body)
-        .ok()
-        .and_then(|v| v["timestamp"].as_str().and_then(hanson::domain::time::parse_timestamp));
+    let at =
+        serde_json::from_slice::<Value>(&body).ok().and_then(|v| v["timestamp"].as_str().and_then(hanson::domain::time::parse_timestamp));
     let mut s = state.lock().unwrap();
     s.deliveries += 1;
     if !s.ids.entry(uri.path().to_string()).or_default().insert(id) {

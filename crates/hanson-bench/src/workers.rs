@@ -11,12 +11,7 @@ use crate::load::Sample;
 use crate::rng::Rng;
 
 pub(crate) fn client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .tcp_nodelay(true)
-        .pool_max_idle_per_host(1)
-        .timeout(Duration::from_secs(120))
-        .build()
-        .expect("HTTP client")
+    reqwest::Client::builder().tcp_nodelay(true).pool_max_idle_per_host(1).timeout(Duration::from_secs(120)).build().expect("HTTP client")
 }
 
 /// "STATUS code" of a problem+json answer, or just the status.
@@ -96,21 +91,10 @@ pub(crate) struct Trader {
 
 impl Trader {
     pub(crate) fn new(base: &str, markets: Arc<Vec<Market>>, wallets: Vec<Session>, sell_share: f64) -> Trader {
-        let urls = markets
-            .iter()
-            .map(|m| (format!("{base}/v1/markets/{}/bet", m.id), format!("{base}/v1/markets/{}/sell", m.id)))
-            .collect();
+        let urls =
+            markets.iter().map(|m| (format!("{base}/v1/markets/{}/bet", m.id), format!("{base}/v1/markets/{}/sell", m.id))).collect();
         let holdings = vec![Vec::new(); wallets.len()];
-        Trader {
-            http: client(),
-            urls: Arc::new(urls),
-            markets,
-            wallets,
-            next_wallet: 0,
-            holdings,
-            rng: Rng::new(),
-            sell_share,
-        }
+        Trader { http: client(), urls: Arc::new(urls), markets, wallets, next_wallet: 0, holdings, rng: Rng::new(), sell_share }
     }
 
     pub(crate) async fn step(mut self) -> (Self, Sample) {
@@ -189,7 +173,8 @@ fn shares_field(body: &[u8], field: &str) -> Option<u128> {
 pub(crate) const CATEGORIES: &[&str] =
     &["sports", "politics", "crypto", "weather", "esports", "finance", "science", "entertainment", "tech", "culture"];
 /// Words the seeded questions and descriptions contain, plus one that matches nothing.
-pub(crate) const SEARCH_TERMS: &[&str] = &["bitcoin", "election", "final", "rain", "team", "launch", "record", "price", "league", "zzz-no-match"];
+pub(crate) const SEARCH_TERMS: &[&str] =
+    &["bitcoin", "election", "final", "rain", "team", "launch", "record", "price", "league", "zzz-no-match"];
 
 /// POST /v1/markets/search with a mix of filters, sorts and pages.
 pub(crate) struct Searcher {
@@ -280,22 +265,34 @@ impl HistoryReader {
             let buckets_per_outcome = ((self.to - self.from) / HOUR + 1) as u64;
             let pages = (buckets_per_outcome * self.outcome_ids.len() as u64).div_ceil(100).max(1);
             let page = self.rng.range(1, pages);
-            ("1h_all", json!({ "filters": { "market_id": self.market_id, "interval": "1h" }, "pagination": { "page": page, "per_page": 100 } }))
+            (
+                "1h_all",
+                json!({ "filters": { "market_id": self.market_id, "interval": "1h" }, "pagination": { "page": page, "per_page": 100 } }),
+            )
         } else if roll < 0.6 {
             // Hourly buckets of one outcome over a 7-day range.
             let (from, to) = self.window(7 * DAY);
             let page = self.rng.range(1, 2);
-            ("1h_7d", json!({ "filters": { "outcome_id": outcome, "interval": "1h", "from_date": from, "to_date": to }, "pagination": { "page": page, "per_page": 100 } }))
+            (
+                "1h_7d",
+                json!({ "filters": { "outcome_id": outcome, "interval": "1h", "from_date": from, "to_date": to }, "pagination": { "page": page, "per_page": 100 } }),
+            )
         } else if roll < 0.8 {
             // Raw points of a 1-day range, paged.
             let (from, to) = self.window(DAY);
             let (page, per_page) = (self.rng.range(1, 50), self.rng.range(20, 100));
-            ("raw_1d", json!({ "filters": { "market_id": self.market_id, "from_date": from, "to_date": to }, "pagination": { "page": page, "per_page": per_page } }))
+            (
+                "raw_1d",
+                json!({ "filters": { "market_id": self.market_id, "from_date": from, "to_date": to }, "pagination": { "page": page, "per_page": per_page } }),
+            )
         } else {
             // Raw points of one outcome, newest first, paged.
             let (page, per_page) = (self.rng.range(1, 50), self.rng.range(20, 100));
             let direction = *self.rng.pick(&["asc", "desc"]);
-            ("raw_paged", json!({ "filters": { "outcome_id": outcome }, "sort": { "field": "timestamp", "direction": direction }, "pagination": { "page": page, "per_page": per_page } }))
+            (
+                "raw_paged",
+                json!({ "filters": { "outcome_id": outcome }, "sort": { "field": "timestamp", "direction": direction }, "pagination": { "page": page, "per_page": per_page } }),
+            )
         }
     }
 

@@ -10,10 +10,10 @@ use serde_json::json;
 use crate::api::ratelimit::Rule;
 use crate::api::{Limits, Settings};
 use crate::auth;
+use crate::domain::tenant::Token;
 use crate::domain::time::now_micros;
 use crate::error::{Error, Result};
 use crate::server::{serve, ConnectionLimits, ServeConfig};
-use crate::domain::tenant::Token;
 use crate::store::tenants;
 use crate::store::{Store, StoreOptions};
 
@@ -231,7 +231,11 @@ enum SeedCommand {
         #[arg(long)]
         liquidity: u128,
         /// The categories the markets are spread over.
-        #[arg(long, value_delimiter = ',', default_value = "sports,politics,crypto,weather,esports,finance,science,entertainment,tech,culture")]
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "sports,politics,crypto,weather,esports,finance,science,entertainment,tech,culture"
+        )]
         categories: Vec<String>,
         #[command(flatten)]
         database: Database,
@@ -297,14 +301,10 @@ pub fn main() -> ExitCode {
 fn init_tracing(format: LogFormat) {
     use tracing_subscriber::filter::Targets;
     use tracing_subscriber::prelude::*;
-    let filter: Targets = std::env::var("RUST_LOG")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| Targets::new().with_default(tracing::Level::INFO));
+    let filter: Targets =
+        std::env::var("RUST_LOG").ok().and_then(|s| s.parse().ok()).unwrap_or_else(|| Targets::new().with_default(tracing::Level::INFO));
     let text = (format == LogFormat::Text).then(|| {
-        tracing_subscriber::fmt::layer()
-            .with_writer(std::io::stderr)
-            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
     });
     let json = (format == LogFormat::Json).then(|| tracing_subscriber::fmt::layer().json().with_writer(std::io::stderr));
     let _ = tracing_subscriber::registry().with(text).with(json).with(filter).try_init();
@@ -366,10 +366,8 @@ async fn run(command: Command) -> Result<()> {
                     allow_private: args.webhook_allow_private,
                 },
             };
-            let store_options = StoreOptions {
-                max_connections: args.db_max_connections as usize,
-                statement_timeout_ms: args.db_statement_timeout_ms,
-            };
+            let store_options =
+                StoreOptions { max_connections: args.db_max_connections as usize, statement_timeout_ms: args.db_statement_timeout_ms };
             let connections = ConnectionLimits {
                 header_read_timeout: std::time::Duration::from_secs(args.header_read_timeout_secs),
                 body_read_timeout: std::time::Duration::from_secs(args.body_read_timeout_secs),
@@ -377,14 +375,7 @@ async fn run(command: Command) -> Result<()> {
                 max_connections: args.max_connections as usize,
                 shutdown_grace: std::time::Duration::from_secs(args.shutdown_grace_secs),
             };
-            serve(ServeConfig {
-                listen: args.listen,
-                database_url: args.database.database_url,
-                store_options,
-                settings,
-                connections,
-            })
-            .await
+            serve(ServeConfig { listen: args.listen, database_url: args.database.database_url, store_options, settings, connections }).await
         }
         Command::Sign { private_key, nonce } => {
             let bytes = wallet_auth::parse_hex(&private_key, true)

@@ -109,7 +109,6 @@ impl Error {
     }
 }
 
-
 impl From<rusqlite::Error> for Error {
     fn from(e: rusqlite::Error) -> Self {
         Error::Internal(format!("sqlite: {e}"))

@@ -43,9 +43,8 @@ pub(crate) struct ServeConfig {
 
 pub(crate) async fn serve(config: ServeConfig) -> Result<()> {
     let store = Store::open_with(&config.database_url, &config.store_options)?;
-    let listener = TcpListener::bind(&config.listen)
-        .await
-        .map_err(|e| Error::internal(format!("cannot listen on {}: {e}", config.listen)))?;
+    let listener =
+        TcpListener::bind(&config.listen).await.map_err(|e| Error::internal(format!("cannot listen on {}: {e}", config.listen)))?;
     let address = listener.local_addr().map_err(Error::internal)?;
     // Tests and scripts read this line to find a random port.
     println!("listening on http://{address}");
@@ -332,7 +331,11 @@ struct Watched {
 enum Replacing {
     No,
     /// Sending `response`, of which `sent` bytes are out, in place of hyper's `claimed` bytes.
-    Sending { response: Vec<u8>, sent: usize, claimed: usize },
+    Sending {
+        response: Vec<u8>,
+        sent: usize,
+        claimed: usize,
+    },
     /// Sent. hyper closes the connection after its answer; anything after it is dropped.
     Done,
 }
@@ -386,11 +389,7 @@ impl AsyncWrite for Watched {
         this.poll_replacement(cx)
     }
 
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[std::io::IoSlice<'_>],
-    ) -> Poll<std::io::Result<usize>> {
+    fn poll_write_vectored(self: Pin<&mut Self>, cx: &mut Context<'_>, bufs: &[std::io::IoSlice<'_>]) -> Poll<std::io::Result<usize>> {
         let this = self.get_mut();
         let mut written = bufs.iter().filter(|b| !b.is_empty());
         // hyper's answer is a head alone, in one slice.
@@ -487,10 +486,7 @@ impl Body for DeadlineBody {
     type Data = Bytes;
     type Error = Box<dyn std::error::Error + Send + Sync>;
 
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<std::result::Result<Frame<Bytes>, Self::Error>>> {
+    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<std::result::Result<Frame<Bytes>, Self::Error>>> {
         let this = self.get_mut();
         if let Poll::Ready(frame) = Pin::new(&mut this.body).poll_frame(cx) {
             return Poll::Ready(frame.map(|frame| frame.map_err(Into::into)));
@@ -522,10 +518,7 @@ impl Body for TrackedBody {
     type Data = Bytes;
     type Error = axum::Error;
 
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<std::result::Result<Frame<Bytes>, Self::Error>>> {
+    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<std::result::Result<Frame<Bytes>, Self::Error>>> {
         Pin::new(&mut self.get_mut().body).poll_frame(cx)
     }
 

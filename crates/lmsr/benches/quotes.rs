@@ -25,18 +25,10 @@ fn bench(c: &mut Criterion) {
         let (b, q) = market(n);
         let qf: Vec<f64> = q.iter().map(|&x| x as f64).collect();
         let mut g = c.benchmark_group(format!("n={n}"));
-        g.bench_function("buy", |bn| {
-            bn.iter(|| buy(black_box(b), black_box(&q), 0, black_box(10 * E18)))
-        });
-        g.bench_function("sell", |bn| {
-            bn.iter(|| sell(black_box(b), black_box(&q), 1, black_box(5 * E18)))
-        });
-        g.bench_function("prices", |bn| {
-            bn.iter(|| prices(black_box(b), black_box(&q)))
-        });
-        g.bench_function("buy_f64", |bn| {
-            bn.iter(|| buy_f64(black_box(b as f64), black_box(&qf), black_box(10e18)))
-        });
+        g.bench_function("buy", |bn| bn.iter(|| buy(black_box(b), black_box(&q), 0, black_box(10 * E18))));
+        g.bench_function("sell", |bn| bn.iter(|| sell(black_box(b), black_box(&q), 1, black_box(5 * E18))));
+        g.bench_function("prices", |bn| bn.iter(|| prices(black_box(b), black_box(&q))));
+        g.bench_function("buy_f64", |bn| bn.iter(|| buy_f64(black_box(b as f64), black_box(&qf), black_box(10e18))));
         g.finish();
     }
 }

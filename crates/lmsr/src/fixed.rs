@@ -6,8 +6,8 @@
 //! analysis behind each widening is written next to the code and summarised in README.md.
 
 use crate::tables::{
-    EXP_NEG_FRAC, EXP_NEG_FRAC2, EXP_NEG_FRAC3, EXP_NEG_INT, INV_FACT, INV_INT, LN2, LN_RECIP,
-    LN_RECIP2, LN_RECIP2_NEG_LN, LN_RECIP3, LN_RECIP3_NEG_LN, LN_RECIP_NEG_LN,
+    EXP_NEG_FRAC, EXP_NEG_FRAC2, EXP_NEG_FRAC3, EXP_NEG_INT, INV_FACT, INV_INT, LN2, LN_RECIP, LN_RECIP2, LN_RECIP2_NEG_LN, LN_RECIP3,
+    LN_RECIP3_NEG_LN, LN_RECIP_NEG_LN,
 };
 use ruint::Uint;
 
@@ -33,16 +33,10 @@ impl Iv {
         Iv { lo: v, hi: v }
     }
     pub(crate) fn add(self, o: Iv) -> Iv {
-        Iv {
-            lo: self.lo + o.lo,
-            hi: self.hi + o.hi,
-        }
+        Iv { lo: self.lo + o.lo, hi: self.hi + o.hi }
     }
     pub(crate) fn mul(self, o: Iv) -> Iv {
-        Iv {
-            lo: mul_floor(self.lo, o.lo),
-            hi: mul_ceil(self.hi, o.hi),
-        }
+        Iv { lo: mul_floor(self.lo, o.lo), hi: mul_ceil(self.hi, o.hi) }
     }
     pub(crate) fn mid(self) -> Fx {
         (self.lo >> 1) + (self.hi >> 1)
@@ -83,10 +77,7 @@ fn exp_small(r: Fx) -> Iv {
     for c in INV_FACT[..INV_FACT.len() - 1].iter().rev() {
         h = *c + mul_floor(r, h);
     }
-    Iv {
-        lo: h,
-        hi: h + Fx::from(3u8),
-    }
+    Iv { lo: h, hi: h + Fx::from(3u8) }
 }
 
 /// e^-y for an exact fixed-point y >= 0.
@@ -103,33 +94,20 @@ pub(crate) fn exp_neg(y: Fx) -> Iv {
     let j_floor: Fx = y >> (FRAC_BITS - 24);
     let rem_mask = (Fx::from(1u8) << (FRAC_BITS - 24)) - Fx::from(1u8);
     let has_rem = (y & rem_mask) != Fx::ZERO;
-    let j = if has_rem {
-        j_floor + Fx::from(1u8)
-    } else {
-        j_floor
-    };
+    let j = if has_rem { j_floor + Fx::from(1u8) } else { j_floor };
     let int_part: Fx = j >> 24usize;
     if int_part >= Fx::from(EXP_CUTOFF) {
         // y > 177.996, so 0 < e^-y < 2^-256.
-        return Iv {
-            lo: Fx::ZERO,
-            hi: Fx::from(1u8),
-        };
+        return Iv { lo: Fx::ZERO, hi: Fx::from(1u8) };
     }
     let a = int_part.to::<usize>();
     let low = j.as_limbs()[0] as usize;
     let (f, g, h) = ((low >> 16) & 255, (low >> 8) & 255, low & 255);
     let r = (j << (FRAC_BITS - 24)) - y;
     let p = exp_small(r);
-    let tab = mul_floor(
-        mul_floor(mul_floor(EXP_NEG_INT[a], EXP_NEG_FRAC[f]), EXP_NEG_FRAC2[g]),
-        EXP_NEG_FRAC3[h],
-    );
+    let tab = mul_floor(mul_floor(mul_floor(EXP_NEG_INT[a], EXP_NEG_FRAC[f]), EXP_NEG_FRAC2[g]), EXP_NEG_FRAC3[h]);
     let lo = mul_floor(tab, p.lo);
-    Iv {
-        lo,
-        hi: lo + Fx::from(12u8),
-    }
+    Iv { lo, hi: lo + Fx::from(12u8) }
 }
 
 /// ln(1 + v) for exact v in [0, 2^-24 + 2^-253], as [res - 1, res + 2] ulps.
@@ -145,10 +123,7 @@ fn ln1p_small(v: Fx) -> Iv {
         h = *c - mul_floor(v, h);
     }
     let res = mul_floor(v, h);
-    Iv {
-        lo: res.saturating_sub(Fx::from(1u8)),
-        hi: res + Fx::from(2u8),
-    }
+    Iv { lo: res.saturating_sub(Fx::from(1u8)), hi: res + Fx::from(2u8) }
 }
 
 /// ln z for an exact fixed-point z >= 1 (z < 2^64).
@@ -175,19 +150,13 @@ pub(crate) fn ln(z: Fx) -> Iv {
     let base_lo = kk * LN2 + tabs;
     // +k for ln 2, +3 for the table entries, +1 each for w, x, x2 and x3 floored.
     let base_hi = kk * (LN2 + Fx::from(1u8)) + tabs + Fx::from(7u8);
-    Iv {
-        lo: base_lo + l.lo,
-        hi: base_hi + l.hi,
-    }
+    Iv { lo: base_lo + l.lo, hi: base_hi + l.hi }
 }
 
 /// ln over an interval [lo, hi] with lo >= 1: ln is increasing with slope <= 1 there.
 pub(crate) fn ln_iv(z: Iv) -> Iv {
     let l = ln(z.lo);
-    Iv {
-        lo: l.lo,
-        hi: l.hi + (z.hi - z.lo),
-    }
+    Iv { lo: l.lo, hi: l.hi + (z.hi - z.lo) }
 }
 
 /// -ln z for 0 < z <= 1, midpoint only (used for search starting points, never for money).
@@ -209,10 +178,7 @@ mod tests {
 
     fn to_f64(v: Fx) -> f64 {
         let l = v.as_limbs();
-        l[1] as f64 * 2f64.powi(-192)
-            + l[2] as f64 * 2f64.powi(-128)
-            + l[3] as f64 * 2f64.powi(-64)
-            + l[4] as f64
+        l[1] as f64 * 2f64.powi(-192) + l[2] as f64 * 2f64.powi(-128) + l[3] as f64 * 2f64.powi(-64) + l[4] as f64
     }
     fn from_f64(x: f64) -> Fx {
         // Test helper only: builds an exact fixed-point value from a double.
@@ -223,18 +189,12 @@ mod tests {
     #[test]
     fn tables_are_consistent() {
         // e^-1 squared must land on e^-2, within the table rounding.
-        let e1 = Iv {
-            lo: EXP_NEG_INT[1],
-            hi: EXP_NEG_INT[1] + Fx::from(1u8),
-        };
+        let e1 = Iv { lo: EXP_NEG_INT[1], hi: EXP_NEG_INT[1] + Fx::from(1u8) };
         let sq = e1.mul(e1);
         assert!(sq.lo <= EXP_NEG_INT[2] + Fx::from(1u8) && EXP_NEG_INT[2] <= sq.hi);
         // (e^-1/256)^256 ~ e^-1
         let mut acc = Iv::exact(ONE);
-        let f = Iv {
-            lo: EXP_NEG_FRAC[1],
-            hi: EXP_NEG_FRAC[1] + Fx::from(1u8),
-        };
+        let f = Iv { lo: EXP_NEG_FRAC[1], hi: EXP_NEG_FRAC[1] + Fx::from(1u8) };
         for _ in 0..256 {
             acc = acc.mul(f);
         }
@@ -246,9 +206,7 @@ mod tests {
 
     #[test]
     fn exp_and_ln_match_f64() {
-        for &y in &[
-            0.0, 1e-9, 0.001, 0.5, 0.7, 1.0, 3.7, 20.0, 69.0, 133.0, 177.0, 200.0,
-        ] {
+        for &y in &[0.0, 1e-9, 0.001, 0.5, 0.7, 1.0, 3.7, 20.0, 69.0, 133.0, 177.0, 200.0] {
             let iv = exp_neg(from_f64(y));
             let want = (-y).exp();
             assert!(iv.lo <= iv.hi);

@@ -164,10 +164,7 @@ struct Reciprocal {
 
 impl Reciprocal {
     fn new(b: u128) -> Reciprocal {
-        Reciprocal {
-            b,
-            inv: (Uint::<384, 6>::from(1u8) << 383usize) / Uint::<384, 6>::from(b),
-        }
+        Reciprocal { b, inv: (Uint::<384, 6>::from(1u8) << 383usize) / Uint::<384, 6>::from(b) }
     }
 
     /// e^-(d/b) as an interval, for integers d >= 0.
@@ -175,15 +172,8 @@ impl Reciprocal {
         if d == 0 {
             return Iv::exact(ONE);
         }
-        if self
-            .b
-            .checked_mul(EXP_CUTOFF)
-            .is_some_and(|limit| d >= limit)
-        {
-            return Iv {
-                lo: Fx::ZERO,
-                hi: Fx::from(1u8),
-            };
+        if self.b.checked_mul(EXP_CUTOFF).is_some_and(|limit| d >= limit) {
+            return Iv { lo: Fx::ZERO, hi: Fx::from(1u8) };
         }
         // y = floor(d * inv / 2^127) undershoots d * 2^256 / b by less than 2 ulps
         // (inv is short of 2^383/b by < 1, times d < 2^127, plus the floor), and e^-y
@@ -191,10 +181,7 @@ impl Reciprocal {
         let prod: Uint<512, 8> = Uint::<128, 2>::from(d).widening_mul(self.inv);
         let y = (prod >> 127usize).to::<Fx>();
         let e = exp_neg(y);
-        Iv {
-            lo: e.lo.saturating_sub(Fx::from(2u8)),
-            hi: e.hi,
-        }
+        Iv { lo: e.lo.saturating_sub(Fx::from(2u8)), hi: e.hi }
     }
 }
 
@@ -218,13 +205,7 @@ impl OutcomeView {
         if outcome >= q.len() {
             return Err(LmsrError::InvalidOutcome);
         }
-        let m_o = q
-            .iter()
-            .enumerate()
-            .filter(|&(j, _)| j != outcome)
-            .map(|(_, &x)| x)
-            .max()
-            .unwrap_or(0);
+        let m_o = q.iter().enumerate().filter(|&(j, _)| j != outcome).map(|(_, &x)| x).max().unwrap_or(0);
         let recip = Reciprocal::new(b);
         let mut rest = Iv::exact(Fx::ZERO);
         for (j, &x) in q.iter().enumerate() {
@@ -232,18 +213,8 @@ impl OutcomeView {
                 rest = rest.add(recip.exp_neg_ratio(m_o - x));
             }
         }
-        let c_now = WeiInterval {
-            lo: Wei::ZERO,
-            hi: Wei::ZERO,
-        };
-        let mut view = OutcomeView {
-            b,
-            recip,
-            q_i: q[outcome],
-            m_o,
-            rest,
-            c_now,
-        };
+        let c_now = WeiInterval { lo: Wei::ZERO, hi: Wei::ZERO };
+        let mut view = OutcomeView { b, recip, q_i: q[outcome], m_o, rest, c_now };
         view.c_now = view.cost_fn_at(q[outcome]);
         Ok(view)
     }
@@ -263,23 +234,12 @@ impl OutcomeView {
             (self.m_o, self.rest.add(e), e.lo)
         } else {
             // C = t + b ln(1 + rest e^{-(t - m_o)/b}); p_i = 1 / (1 + rest e^{..})
-            (
-                t,
-                Iv::exact(ONE).add(self.rest.mul(self.recip.exp_neg_ratio(t - self.m_o))),
-                ONE,
-            )
+            (t, Iv::exact(ONE).add(self.rest.mul(self.recip.exp_neg_ratio(t - self.m_o))), ONE)
         };
         let l = ln_iv(z);
         let b = Wei::from(self.b);
         let base = Wei::from(base) << FRAC_BITS;
-        (
-            WeiInterval {
-                lo: base + b * Wei::from(l.lo),
-                hi: base + b * Wei::from(l.hi),
-            },
-            num,
-            z.hi,
-        )
+        (WeiInterval { lo: base + b * Wei::from(l.lo), hi: base + b * Wei::from(l.hi) }, num, z.hi)
     }
 
     /// Fast path of `buy`: proves s is the answer with one evaluation when
@@ -304,8 +264,7 @@ impl OutcomeView {
         }
         // p_num / p_den > gap / 2^256  <=>  p_num * 2^256 > gap * p_den
         let lhs = FxWide::from(p_num) << FRAC_BITS;
-        let rhs =
-            FxWide::from(gap.to::<Fx>()).widening_mul::<640, 10, 1280, 20>(FxWide::from(p_den));
+        let rhs = FxWide::from(gap.to::<Fx>()).widening_mul::<640, 10, 1280, 20>(FxWide::from(p_den));
         (Uint::<1280, 20>::from(lhs) > rhs).then_some(cost)
     }
 
@@ -366,9 +325,7 @@ pub fn liquidity_parameter(liquidity: u128, n: usize) -> Result<u128, LmsrError>
     let ln_n = ln(Fx::from(n) << FRAC_BITS);
     let budget = U512::from(liquidity) << FRAC_BITS;
     // b * ln_n.hi <= liquidity proves b * ln n <= liquidity.
-    let mut b = (budget / U512::from(ln_n.hi))
-        .saturating_to::<u128>()
-        .min(MAX_VALUE + 1);
+    let mut b = (budget / U512::from(ln_n.hi)).saturating_to::<u128>().min(MAX_VALUE + 1);
     // The true answer is b or b + 1 (ln_n.hi exceeds ln n by < 2^-249).
     if U512::from(b + 1) * U512::from(ln_n.hi) <= budget {
         b += 1;
@@ -398,10 +355,7 @@ pub fn prices(b: u128, q: &[u128]) -> Result<Vec<Price>, LmsrError> {
     let inv_lo = (num / FxWide::from(sum.hi)).to::<Fx>();
     let (qd, rd) = num.div_rem(FxWide::from(sum.lo));
     let inv_hi = qd.to::<Fx>() + Fx::from(u8::from(rd != FxWide::ZERO));
-    let inv = Iv {
-        lo: inv_lo,
-        hi: inv_hi,
-    };
+    let inv = Iv { lo: inv_lo, hi: inv_hi };
     let scale = U512::from(PRICE_SCALE);
     Ok(weights[..q.len()]
         .iter()
@@ -426,39 +380,23 @@ pub fn buy_cost(b: u128, q: &[u128], outcome: usize, shares: u128) -> Result<u12
 }
 
 /// Interval (in 2^-256 wei) containing the true cost C(q + s e_i) - C(q).
-pub fn cost_interval(
-    b: u128,
-    q: &[u128],
-    outcome: usize,
-    shares: u128,
-) -> Result<WeiInterval, LmsrError> {
+pub fn cost_interval(b: u128, q: &[u128], outcome: usize, shares: u128) -> Result<WeiInterval, LmsrError> {
     let view = OutcomeView::new(b, q, outcome)?;
     if shares > MAX_VALUE {
         return Err(LmsrError::Overflow);
     }
     let c = view.cost_fn_at(view.q_i + shares);
-    Ok(WeiInterval {
-        lo: c.lo.saturating_sub(view.c_now.hi),
-        hi: c.hi.saturating_sub(view.c_now.lo),
-    })
+    Ok(WeiInterval { lo: c.lo.saturating_sub(view.c_now.hi), hi: c.hi.saturating_sub(view.c_now.lo) })
 }
 
 /// Interval (in 2^-256 wei) containing the true proceeds C(q) - C(q - s e_i).
-pub fn proceeds_interval(
-    b: u128,
-    q: &[u128],
-    outcome: usize,
-    shares: u128,
-) -> Result<WeiInterval, LmsrError> {
+pub fn proceeds_interval(b: u128, q: &[u128], outcome: usize, shares: u128) -> Result<WeiInterval, LmsrError> {
     let view = OutcomeView::new(b, q, outcome)?;
     if shares > view.q_i {
         return Err(LmsrError::InsufficientShares);
     }
     let c = view.cost_fn_at(view.q_i - shares);
-    Ok(WeiInterval {
-        lo: view.c_now.lo.saturating_sub(c.hi),
-        hi: view.c_now.hi.saturating_sub(c.lo),
-    })
+    Ok(WeiInterval { lo: view.c_now.lo.saturating_sub(c.hi), hi: view.c_now.hi.saturating_sub(c.lo) })
 }
 
 /// Interval (in 2^-256 wei) containing C(q) = b ln sum_j e^{q_j/b}.
@@ -476,21 +414,13 @@ pub fn buy(b: u128, q: &[u128], outcome: usize, amount: u128) -> Result<Buy, Lms
         return Err(LmsrError::TradeTooSmall);
     }
     let target = view.c_now.lo + (Wei::from(amount) << FRAC_BITS);
-    let guess = view
-        .solve_t_estimate(target)
-        .map_or(1, |t| t.saturating_sub(view.q_i));
+    let guess = view.solve_t_estimate(target).map_or(1, |t| t.saturating_sub(view.q_i));
     if let Some(cost) = view.buy_in_one_step(guess, amount) {
-        return Ok(Buy {
-            shares: guess,
-            cost,
-        });
+        return Ok(Buy { shares: guess, cost });
     }
     let fits = |s: u128| view.charged_cost(s) <= amount;
     match last_true(fits, guess, 1, MAX_VALUE) {
-        Search::Found(shares) => Ok(Buy {
-            shares,
-            cost: view.charged_cost(shares),
-        }),
+        Search::Found(shares) => Ok(Buy { shares, cost: view.charged_cost(shares) }),
         Search::NoneTrue => Err(LmsrError::TradeTooSmall),
         Search::AllTrue => Err(LmsrError::Overflow),
     }
@@ -510,13 +440,7 @@ pub fn sell(b: u128, q: &[u128], outcome: usize, shares: u128) -> Result<Sell, L
 }
 
 /// Fewest s (<= min(q_i, max_shares)) with sell(s).proceeds >= target.
-pub fn sell_for_proceeds(
-    b: u128,
-    q: &[u128],
-    outcome: usize,
-    target: u128,
-    max_shares: u128,
-) -> Result<Sell, LmsrError> {
+pub fn sell_for_proceeds(b: u128, q: &[u128], outcome: usize, target: u128, max_shares: u128) -> Result<Sell, LmsrError> {
     let view = OutcomeView::new(b, q, outcome)?;
     if target > MAX_VALUE {
         return Err(LmsrError::Overflow);
@@ -535,14 +459,8 @@ pub fn sell_for_proceeds(
     };
     let short = |s: u128| view.paid_proceeds(s) < target;
     match last_true(short, guess, 1, limit) {
-        Search::Found(s) if s < limit => Ok(Sell {
-            shares: s + 1,
-            proceeds: view.paid_proceeds(s + 1),
-        }),
-        Search::NoneTrue => Ok(Sell {
-            shares: 1,
-            proceeds: view.paid_proceeds(1),
-        }),
+        Search::Found(s) if s < limit => Ok(Sell { shares: s + 1, proceeds: view.paid_proceeds(s + 1) }),
+        Search::NoneTrue => Ok(Sell { shares: 1, proceeds: view.paid_proceeds(1) }),
         _ => Err(LmsrError::Unreachable),
     }
 }

@@ -27,19 +27,10 @@ fn error_cases_never_panic() {
     assert_eq!(sell(10, &[5, 0], 0, 0), Err(TradeTooSmall));
     assert_eq!(sell(10, &[5, 0], 0, u128::MAX), Err(InsufficientShares));
     assert_eq!(sell_for_proceeds(10, &[5, 0], 0, 0, 5), Err(TradeTooSmall));
-    assert_eq!(
-        sell_for_proceeds(10, &[5, 0], 0, 1_000, 5),
-        Err(Unreachable)
-    );
+    assert_eq!(sell_for_proceeds(10, &[5, 0], 0, 1_000, 5), Err(Unreachable));
     assert_eq!(sell_for_proceeds(10, &[5, 0], 0, 1, 0), Err(Unreachable));
-    assert_eq!(
-        sell_for_proceeds(10, &[0, 0], 0, 1, u128::MAX),
-        Err(Unreachable)
-    );
-    assert_eq!(
-        sell_for_proceeds(10, &[5, 0], 0, u128::MAX, 5),
-        Err(Overflow)
-    );
+    assert_eq!(sell_for_proceeds(10, &[0, 0], 0, 1, u128::MAX), Err(Unreachable));
+    assert_eq!(sell_for_proceeds(10, &[5, 0], 0, u128::MAX, 5), Err(Overflow));
     assert_eq!(add_outcome_cost(10, &[0; 64]), Err(InvalidOutcomeCount));
     assert_eq!(add_outcome_cost(0, &[0; 2]), Err(ZeroLiquidity));
     assert_eq!(liquidity_parameter(100, 1), Err(InvalidOutcomeCount));
@@ -54,20 +45,11 @@ fn price_display() {
     assert_eq!(Price::from_raw(E36 / 2).to_string(), "0.500000000000000000");
     assert_eq!(Price::from_raw(0).to_string(), "0.000000000000000001");
     assert_eq!(Price::from_raw(E36).to_string(), "0.999999999999999999");
-    assert_eq!(
-        Price::from_raw(u128::MAX).to_string(),
-        "0.999999999999999999"
-    );
+    assert_eq!(Price::from_raw(u128::MAX).to_string(), "0.999999999999999999");
     assert_eq!(Price::from_raw(E36 - 1).to_string(), "0.999999999999999999");
     assert_eq!(Price::from_raw(E18 / 2).to_string(), "0.000000000000000001");
-    assert_eq!(
-        Price::from_raw(123_456_789_012_345_678_499_999_999_999_999_999).to_string(),
-        "0.123456789012345678"
-    );
-    assert_eq!(
-        Price::from_raw(123_456_789_012_345_678_500_000_000_000_000_000).to_string(),
-        "0.123456789012345679"
-    );
+    assert_eq!(Price::from_raw(123_456_789_012_345_678_499_999_999_999_999_999).to_string(), "0.123456789012345678");
+    assert_eq!(Price::from_raw(123_456_789_012_345_678_500_000_000_000_000_000).to_string(), "0.123456789012345679");
 }
 
 #[test]
@@ -148,10 +130,7 @@ fn skewed_market_one_minus_1e30() {
     let p = prices(b, &q).unwrap();
     let tail = 63.0 * (-71.4f64).exp();
     let one_minus_p0 = (E36 - p[0].raw()) as f64 / 1e36;
-    assert!(
-        (one_minus_p0 - tail).abs() < 1e-33 + tail * 1e-12,
-        "{one_minus_p0} {tail}"
-    );
+    assert!((one_minus_p0 - tail).abs() < 1e-33 + tail * 1e-12, "{one_minus_p0} {tail}");
     let sum: u128 = p.iter().map(|x| x.raw()).sum();
     assert!(sum.abs_diff(E36) <= 64);
     assert_eq!(p[0].to_string(), "0.999999999999999999");
@@ -199,13 +178,7 @@ fn add_outcome_matches_formula() {
 fn interval_width_within_proven_bound() {
     // |C_hi - C_lo| <= 2048 b ulps (b * 2^-245 wei)
     for &b in &[1u128, 1000, E18, E36, MAX_VALUE] {
-        for q in [
-            vec![0u128, 0],
-            vec![MAX_VALUE, 0, 5, 9],
-            (0..64u128)
-                .map(|j| (j * (b / 70 + 1)).min(MAX_VALUE))
-                .collect(),
-        ] {
+        for q in [vec![0u128, 0], vec![MAX_VALUE, 0, 5, 9], (0..64u128).map(|j| (j * (b / 70 + 1)).min(MAX_VALUE)).collect()] {
             let c = cost_function(b, &q).unwrap();
             assert!(c.width_raw() <= 2048u128.saturating_mul(b), "b={b}");
             for i in 0..q.len().min(4) {
@@ -223,10 +196,7 @@ fn huge_cost_function_saturates_instead_of_panicking() {
     assert_eq!(c.ceil_hi(), u128::MAX);
     assert_eq!(c.floor_lo(), u128::MAX);
     // buying would need more than 2^126 shares: reported, not wrapped
-    assert_eq!(
-        buy(MAX_VALUE, &[MAX_VALUE; 64], 3, MAX_VALUE),
-        Err(LmsrError::Overflow)
-    );
+    assert_eq!(buy(MAX_VALUE, &[MAX_VALUE; 64], 3, MAX_VALUE), Err(LmsrError::Overflow));
     let r = buy(MAX_VALUE, &[MAX_VALUE; 64], 3, E36).unwrap();
     assert!(r.cost <= E36 && r.shares > E36);
 }

@@ -14,11 +14,7 @@ fn qv(c: &Value) -> Vec<u128> {
 
 #[test]
 fn matches_mpmath_reference() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/reference/cases.json"
-    ))
-    .unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/reference/cases.json")).unwrap();
     let doc: Value = serde_json::from_str(&text).unwrap();
     let cases = doc["cases"].as_array().unwrap();
     assert!(cases.len() >= 500);
@@ -37,12 +33,7 @@ fn matches_mpmath_reference() {
         let ctx = format!("case {k}: {c}");
         match c["kind"].as_str().unwrap() {
             "buy" => {
-                let (b, q, i, a) = (
-                    u(&c["b"]),
-                    qv(c),
-                    c["outcome"].as_u64().unwrap() as usize,
-                    u(&c["amount"]),
-                );
+                let (b, q, i, a) = (u(&c["b"]), qv(c), c["outcome"].as_u64().unwrap() as usize, u(&c["amount"]));
                 let (want_s, want_c) = (u(&c["shares"]), u(&c["cost"]));
                 let got = buy(b, &q, i, a);
                 let got_s = match got {
@@ -50,47 +41,27 @@ fn matches_mpmath_reference() {
                     Err(LmsrError::TradeTooSmall) => 0,
                     Err(e) => panic!("{e:?} {ctx}"),
                 };
-                assert!(
-                    got_s <= want_s && want_s - got_s <= 1,
-                    "shares {got_s} vs {want_s} {ctx}"
-                );
+                assert!(got_s <= want_s && want_s - got_s <= 1, "shares {got_s} vs {want_s} {ctx}");
                 if let (Ok(r), true) = (got, got_s == want_s) {
-                    assert!(
-                        r.cost >= want_c && r.cost - want_c <= 1,
-                        "cost {} vs {want_c} {ctx}",
-                        r.cost
-                    );
+                    assert!(r.cost >= want_c && r.cost - want_c <= 1, "cost {} vs {want_c} {ctx}", r.cost);
                     tally(r.cost == want_c);
                 } else {
                     tally(got_s == want_s);
                 }
             }
             "sell" => {
-                let (b, q, i, s) = (
-                    u(&c["b"]),
-                    qv(c),
-                    c["outcome"].as_u64().unwrap() as usize,
-                    u(&c["shares"]),
-                );
+                let (b, q, i, s) = (u(&c["b"]), qv(c), c["outcome"].as_u64().unwrap() as usize, u(&c["shares"]));
                 let want = u(&c["proceeds"]);
                 let got = match sell(b, &q, i, s) {
                     Ok(r) => r.proceeds,
                     Err(LmsrError::TradeTooSmall) => 0,
                     Err(e) => panic!("{e:?} {ctx}"),
                 };
-                assert!(
-                    got <= want && want - got <= 1,
-                    "proceeds {got} vs {want} {ctx}"
-                );
+                assert!(got <= want && want - got <= 1, "proceeds {got} vs {want} {ctx}");
                 tally(got == want);
             }
             "sell_for" => {
-                let (b, q, i, r) = (
-                    u(&c["b"]),
-                    qv(c),
-                    c["outcome"].as_u64().unwrap() as usize,
-                    u(&c["target"]),
-                );
+                let (b, q, i, r) = (u(&c["b"]), qv(c), c["outcome"].as_u64().unwrap() as usize, u(&c["target"]));
                 let got = sell_for_proceeds(b, &q, i, r, u128::MAX);
                 if c.get("unreachable").is_some() {
                     assert_eq!(got, Err(LmsrError::Unreachable), "{ctx}");
@@ -99,11 +70,7 @@ fn matches_mpmath_reference() {
                     let want = u(&c["shares"]);
                     match got {
                         Ok(s) => {
-                            assert!(
-                                s.shares >= want && s.shares - want <= 1,
-                                "shares {} vs {want} {ctx}",
-                                s.shares
-                            );
+                            assert!(s.shares >= want && s.shares - want <= 1, "shares {} vs {want} {ctx}", s.shares);
                             assert!(s.proceeds >= r);
                             tally(s.shares == want);
                         }
@@ -158,12 +125,6 @@ fn matches_mpmath_reference() {
             eprintln!("{}", &ctx[..ctx.len().min(300)]);
         }
     }
-    println!(
-        "differential: {exact} exact, {off_by_one} off by one (market side), of {} cases",
-        cases.len()
-    );
-    assert!(
-        exact * 10 >= cases.len() * 9,
-        "too few exact matches: {exact}"
-    );
+    println!("differential: {exact} exact, {off_by_one} off by one (market side), of {} cases", cases.len());
+    assert!(exact * 10 >= cases.len() * 9, "too few exact matches: {exact}");
 }

@@ -19,11 +19,7 @@ fn market() -> impl Strategy<Value = (u128, Vec<u128>, usize)> {
 }
 
 fn cfg(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
+    ProptestConfig { cases, failure_persistence: None, ..ProptestConfig::default() }
 }
 
 fn shares_or_zero(r: Result<Buy, LmsrError>) -> u128 {

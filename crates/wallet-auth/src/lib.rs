@@ -89,9 +89,7 @@ impl SignatureError {
     /// Malformed (422) versus Invalid (401).
     pub fn kind(&self) -> ErrorKind {
         match self {
-            Self::BadHex | Self::BadLength { .. } | Self::BadRecoveryId(_) | Self::BadPublicKey => {
-                ErrorKind::Malformed
-            }
+            Self::BadHex | Self::BadLength { .. } | Self::BadRecoveryId(_) | Self::BadPublicKey => ErrorKind::Malformed,
             Self::ScalarOutOfRange | Self::HighS | Self::Invalid => ErrorKind::Invalid,
         }
     }
@@ -144,10 +142,7 @@ impl fmt::Display for AddressError {
         match self {
             Self::MissingPrefix => f.write_str("address must start with 0x"),
             Self::BadLength { expected, got } => {
-                write!(
-                    f,
-                    "address must have {expected} hex digits after 0x, got {got}"
-                )
+                write!(f, "address must have {expected} hex digits after 0x, got {got}")
             }
             Self::BadHex => f.write_str("address contains a non-hex character"),
             Self::BadChecksum => f.write_str("address fails its EIP-55 checksum"),
@@ -202,11 +197,7 @@ fn hex_val(c: u8) -> Option<u8> {
 /// Digits may be any case; an odd number of digits is rejected. Length is not
 /// checked here: the verifiers report [`SignatureError::BadLength`].
 pub fn parse_hex(s: &str, strip_0x: bool) -> Result<Vec<u8>, SignatureError> {
-    let digits = if strip_0x {
-        s.strip_prefix("0x").ok_or(SignatureError::BadHex)?
-    } else {
-        s
-    };
+    let digits = if strip_0x { s.strip_prefix("0x").ok_or(SignatureError::BadHex)? } else { s };
     let b = digits.as_bytes();
     if b.len() % 2 != 0 {
         return Err(SignatureError::BadHex);
@@ -235,10 +226,7 @@ fn parse_prefixed_fixed<const N: usize>(s: &str) -> Result<[u8; N], AddressError
     let digits = s.strip_prefix("0x").ok_or(AddressError::MissingPrefix)?;
     let b = digits.as_bytes();
     if b.len() != N * 2 {
-        return Err(AddressError::BadLength {
-            expected: N * 2,
-            got: digits.chars().count(),
-        });
+        return Err(AddressError::BadLength { expected: N * 2, got: digits.chars().count() });
     }
     let mut out = [0u8; N];
     for (o, p) in out.iter_mut().zip(b.chunks_exact(2)) {
@@ -256,14 +244,14 @@ fn parse_prefixed_fixed<const N: usize>(s: &str) -> Result<[u8; N], AddressError
 
 /// secp256k1 group order n, big-endian.
 const SECP256K1_N: [u8; 32] = [
-    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe,
-    0xba, 0xae, 0xdc, 0xe6, 0xaf, 0x48, 0xa0, 0x3b, 0xbf, 0xd2, 0x5e, 0x8c, 0xd0, 0x36, 0x41, 0x41,
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe, 0xba, 0xae, 0xdc, 0xe6, 0xaf, 0x48,
+    0xa0, 0x3b, 0xbf, 0xd2, 0x5e, 0x8c, 0xd0, 0x36, 0x41, 0x41,
 ];
 
 /// floor(n / 2) for secp256k1; s above this is "high".
 const SECP256K1_HALF_N: [u8; 32] = [
-    0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-    0x5d, 0x57, 0x6e, 0x73, 0x57, 0xa4, 0x50, 0x1d, 0xdf, 0xe9, 0x2f, 0x46, 0x68, 0x1b, 0x20, 0xa0,
+    0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x5d, 0x57, 0x6e, 0x73, 0x57, 0xa4,
+    0x50, 0x1d, 0xdf, 0xe9, 0x2f, 0x46, 0x68, 0x1b, 0x20, 0xa0,
 ];
 
 fn keccak256(data: &[u8]) -> [u8; 32] {
@@ -297,12 +285,7 @@ fn address_of(vk: &k256::ecdsa::VerifyingKey) -> [u8; 20] {
 /// compare the returned address with the claimed one: any well-formed signature
 /// recovers *some* address.
 pub fn recover_personal_sign(message: &[u8], signature: &[u8]) -> Result<[u8; 20], SignatureError> {
-    let sig: &[u8; 65] = signature
-        .try_into()
-        .map_err(|_| SignatureError::BadLength {
-            expected: 65,
-            got: signature.len(),
-        })?;
+    let sig: &[u8; 65] = signature.try_into().map_err(|_| SignatureError::BadLength { expected: 65, got: signature.len() })?;
     let (rs, v) = sig.split_at(64);
     let (r, s) = rs.split_at(32);
     let recid = match v[0] {
@@ -318,15 +301,12 @@ pub fn recover_personal_sign(message: &[u8], signature: &[u8]) -> Result<[u8; 20
     if s > &SECP256K1_HALF_N[..] {
         return Err(SignatureError::HighS);
     }
-    let sig =
-        k256::ecdsa::Signature::from_slice(rs).map_err(|_| SignatureError::ScalarOutOfRange)?;
-    let recid =
-        k256::ecdsa::RecoveryId::from_byte(recid).ok_or(SignatureError::BadRecoveryId(v[0]))?;
+    let sig = k256::ecdsa::Signature::from_slice(rs).map_err(|_| SignatureError::ScalarOutOfRange)?;
+    let recid = k256::ecdsa::RecoveryId::from_byte(recid).ok_or(SignatureError::BadRecoveryId(v[0]))?;
     let hash = personal_sign_hash(message);
     // Recovery yields a key for which the signature verifies by construction, so
     // no separate verify step; it fails only if r is not an x-coordinate.
-    let vk = k256::ecdsa::VerifyingKey::recover_from_prehash(&hash, &sig, recid)
-        .map_err(|_| SignatureError::Invalid)?;
+    let vk = k256::ecdsa::VerifyingKey::recover_from_prehash(&hash, &sig, recid).map_err(|_| SignatureError::Invalid)?;
     Ok(address_of(&vk))
 }
 
@@ -339,11 +319,7 @@ pub fn to_checksum_address(addr: &[u8; 20]) -> String {
     for (i, c) in lower.chars().enumerate() {
         let byte = h[i / 2];
         let nibble = if i % 2 == 0 { byte >> 4 } else { byte & 0x0f };
-        out.push(if nibble >= 8 {
-            c.to_ascii_uppercase()
-        } else {
-            c
-        });
+        out.push(if nibble >= 8 { c.to_ascii_uppercase() } else { c });
     }
     out
 }
@@ -474,25 +450,14 @@ impl fmt::Display for HashAlgo {
 /// Hash of `USER_DOMAIN_TAG || message` under `hash_algo`.
 pub fn alt_message_hash(hash_algo: HashAlgo, message: &[u8]) -> [u8; 32] {
     match hash_algo {
-        HashAlgo::Sha2_256 => Sha256::new()
-            .chain_update(USER_DOMAIN_TAG)
-            .chain_update(message)
-            .finalize()
-            .into(),
-        HashAlgo::Sha3_256 => Sha3_256::new()
-            .chain_update(USER_DOMAIN_TAG)
-            .chain_update(message)
-            .finalize()
-            .into(),
+        HashAlgo::Sha2_256 => Sha256::new().chain_update(USER_DOMAIN_TAG).chain_update(message).finalize().into(),
+        HashAlgo::Sha3_256 => Sha3_256::new().chain_update(USER_DOMAIN_TAG).chain_update(message).finalize().into(),
     }
 }
 
 fn sec1_uncompressed(public_key: &[u8]) -> Result<[u8; 65], SignatureError> {
     if public_key.len() != 64 {
-        return Err(SignatureError::BadLength {
-            expected: 64,
-            got: public_key.len(),
-        });
+        return Err(SignatureError::BadLength { expected: 64, got: public_key.len() });
     }
     let mut out = [0u8; 65];
     out[0] = 0x04;
@@ -514,29 +479,20 @@ pub fn verify_alt_signature(
 ) -> Result<(), SignatureError> {
     let sec1 = sec1_uncompressed(public_key)?;
     if signature.len() != 64 {
-        return Err(SignatureError::BadLength {
-            expected: 64,
-            got: signature.len(),
-        });
+        return Err(SignatureError::BadLength { expected: 64, got: signature.len() });
     }
     let hash = alt_message_hash(hash_algo, message);
     match sign_algo {
         SignAlgo::P256 => {
-            let vk = p256::ecdsa::VerifyingKey::from_sec1_bytes(&sec1)
-                .map_err(|_| SignatureError::BadPublicKey)?;
-            let sig = p256::ecdsa::Signature::from_slice(signature)
-                .map_err(|_| SignatureError::ScalarOutOfRange)?;
-            vk.verify_prehash(&hash, &sig)
-                .map_err(|_| SignatureError::Invalid)
+            let vk = p256::ecdsa::VerifyingKey::from_sec1_bytes(&sec1).map_err(|_| SignatureError::BadPublicKey)?;
+            let sig = p256::ecdsa::Signature::from_slice(signature).map_err(|_| SignatureError::ScalarOutOfRange)?;
+            vk.verify_prehash(&hash, &sig).map_err(|_| SignatureError::Invalid)
         }
         SignAlgo::Secp256k1 => {
-            let vk = k256::ecdsa::VerifyingKey::from_sec1_bytes(&sec1)
-                .map_err(|_| SignatureError::BadPublicKey)?;
-            let sig = k256::ecdsa::Signature::from_slice(signature)
-                .map_err(|_| SignatureError::ScalarOutOfRange)?;
+            let vk = k256::ecdsa::VerifyingKey::from_sec1_bytes(&sec1).map_err(|_| SignatureError::BadPublicKey)?;
+            let sig = k256::ecdsa::Signature::from_slice(signature).map_err(|_| SignatureError::ScalarOutOfRange)?;
             // k256's verifier refuses high-s; normalising first gives plain ECDSA.
-            vk.verify_prehash(&hash, &sig.normalize_s())
-                .map_err(|_| SignatureError::Invalid)
+            vk.verify_prehash(&hash, &sig.normalize_s()).map_err(|_| SignatureError::Invalid)
         }
     }
 }

@@ -23,10 +23,7 @@ struct Vector {
 }
 
 fn load() -> File {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/vectors/alt_vectors.json"
-    );
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/vectors/alt_vectors.json");
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
@@ -39,10 +36,7 @@ const ALL: [(SignAlgo, HashAlgo); 4] = [
 
 #[test]
 fn domain_tag_matches_generator() {
-    assert_eq!(
-        parse_hex(&load().domain_tag_hex, false).unwrap(),
-        USER_DOMAIN_TAG.to_vec()
-    );
+    assert_eq!(parse_hex(&load().domain_tag_hex, false).unwrap(), USER_DOMAIN_TAG.to_vec());
     assert_eq!(&USER_DOMAIN_TAG[..14], b"FLOW-V0.0-user");
     assert!(USER_DOMAIN_TAG[14..].iter().all(|&b| b == 0));
 }
@@ -67,32 +61,15 @@ fn python_vectors_verify_exactly() {
         }
     }
     // The file must exercise both outcomes and high-s acceptance on both curves.
-    assert!(
-        ok >= 6 && bad >= 4 && high >= 2,
-        "ok={ok} bad={bad} high={high}"
-    );
+    assert!(ok >= 6 && bad >= 4 && high >= 2, "ok={ok} bad={bad} high={high}");
 }
 
 #[test]
 fn python_public_keys_match_ours() {
     for v in load().vectors.iter().filter(|v| v.valid) {
-        let key: [u8; 32] = parse_hex(&v.private_key, false)
-            .unwrap()
-            .try_into()
-            .unwrap();
-        let (_, pk) = sign_alt(
-            &key,
-            v.sign_algo.parse().unwrap(),
-            v.hash_algo.parse().unwrap(),
-            b"",
-        )
-        .unwrap();
-        assert_eq!(
-            pk.to_vec(),
-            parse_hex(&v.public_key, false).unwrap(),
-            "{}",
-            v.name
-        );
+        let key: [u8; 32] = parse_hex(&v.private_key, false).unwrap().try_into().unwrap();
+        let (_, pk) = sign_alt(&key, v.sign_algo.parse().unwrap(), v.hash_algo.parse().unwrap(), b"").unwrap();
+        assert_eq!(pk.to_vec(), parse_hex(&v.public_key, false).unwrap(), "{}", v.name);
     }
 }
 
@@ -102,61 +79,26 @@ fn round_trip_all_combinations() {
     let msg = b"Sign this message to authenticate with nonce: 0123456789abcdef";
     for (sa, ha) in ALL {
         let (sig, pk) = sign_alt(&key, sa, ha, msg).unwrap();
-        assert_eq!(
-            verify_alt_signature(&pk, sa, ha, msg, &sig),
-            Ok(()),
-            "{sa} {ha}"
-        );
+        assert_eq!(verify_alt_signature(&pk, sa, ha, msg, &sig), Ok(()), "{sa} {ha}");
         // Wrong message, wrong hash and wrong curve all fail.
-        assert_eq!(
-            verify_alt_signature(&pk, sa, ha, b"other", &sig),
-            Err(SignatureError::Invalid)
-        );
-        let other_ha = if ha == HashAlgo::Sha2_256 {
-            HashAlgo::Sha3_256
-        } else {
-            HashAlgo::Sha2_256
-        };
-        assert_eq!(
-            verify_alt_signature(&pk, sa, other_ha, msg, &sig),
-            Err(SignatureError::Invalid)
-        );
-        let other_sa = if sa == SignAlgo::P256 {
-            SignAlgo::Secp256k1
-        } else {
-            SignAlgo::P256
-        };
+        assert_eq!(verify_alt_signature(&pk, sa, ha, b"other", &sig), Err(SignatureError::Invalid));
+        let other_ha = if ha == HashAlgo::Sha2_256 { HashAlgo::Sha3_256 } else { HashAlgo::Sha2_256 };
+        assert_eq!(verify_alt_signature(&pk, sa, other_ha, msg, &sig), Err(SignatureError::Invalid));
+        let other_sa = if sa == SignAlgo::P256 { SignAlgo::Secp256k1 } else { SignAlgo::P256 };
         // The point is (almost surely) not on the other curve.
         assert!(verify_alt_signature(&pk, other_sa, ha, msg, &sig).is_err());
         // Wrong key.
         let (_, pk2) = sign_alt(&[0x43u8; 32], sa, ha, msg).unwrap();
-        assert_eq!(
-            verify_alt_signature(&pk2, sa, ha, msg, &sig),
-            Err(SignatureError::Invalid)
-        );
+        assert_eq!(verify_alt_signature(&pk2, sa, ha, msg, &sig), Err(SignatureError::Invalid));
     }
 }
 
 #[test]
 fn lengths_and_points_are_malformed() {
     let (sig, pk) = sign_alt(&[7u8; 32], SignAlgo::P256, HashAlgo::Sha3_256, b"m").unwrap();
-    let f = |pk: &[u8], sig: &[u8]| {
-        verify_alt_signature(pk, SignAlgo::P256, HashAlgo::Sha3_256, b"m", sig)
-    };
-    assert_eq!(
-        f(&pk, &sig[..63]),
-        Err(SignatureError::BadLength {
-            expected: 64,
-            got: 63
-        })
-    );
-    assert_eq!(
-        f(&pk[..63], &sig),
-        Err(SignatureError::BadLength {
-            expected: 64,
-            got: 63
-        })
-    );
+    let f = |pk: &[u8], sig: &[u8]| verify_alt_signature(pk, SignAlgo::P256, HashAlgo::Sha3_256, b"m", sig);
+    assert_eq!(f(&pk, &sig[..63]), Err(SignatureError::BadLength { expected: 64, got: 63 }));
+    assert_eq!(f(&pk[..63], &sig), Err(SignatureError::BadLength { expected: 64, got: 63 }));
     let mut with_prefix = vec![4u8];
     with_prefix.extend_from_slice(&pk);
     assert!(f(&with_prefix, &sig).unwrap_err().is_malformed());
@@ -184,10 +126,7 @@ fn algo_names_round_trip() {
         assert_eq!(ha.as_str().parse::<HashAlgo>(), Ok(ha));
     }
     assert_eq!("ECDSA_P256".parse::<SignAlgo>(), Ok(SignAlgo::P256));
-    assert_eq!(
-        "ECDSA_secp256k1".parse::<SignAlgo>(),
-        Ok(SignAlgo::Secp256k1)
-    );
+    assert_eq!("ECDSA_secp256k1".parse::<SignAlgo>(), Ok(SignAlgo::Secp256k1));
     assert_eq!("SHA3_256".parse::<HashAlgo>(), Ok(HashAlgo::Sha3_256));
     assert!("ecdsa_p256".parse::<SignAlgo>().is_err());
     assert!("KECCAK_256".parse::<HashAlgo>().is_err());
@@ -195,24 +134,9 @@ fn algo_names_round_trip() {
 
 #[test]
 fn alt_addresses() {
-    assert_eq!(
-        parse_alt_address("0x01cf0e2f2f715450"),
-        Ok([0x01, 0xcf, 0x0e, 0x2f, 0x2f, 0x71, 0x54, 0x50])
-    );
+    assert_eq!(parse_alt_address("0x01cf0e2f2f715450"), Ok([0x01, 0xcf, 0x0e, 0x2f, 0x2f, 0x71, 0x54, 0x50]));
     assert_eq!(parse_alt_address("0x01CF0E2F2F715450").unwrap()[1], 0xcf);
-    assert_eq!(
-        parse_alt_address("01cf0e2f2f715450"),
-        Err(AddressError::MissingPrefix)
-    );
-    assert_eq!(
-        parse_alt_address("0x01cf0e2f2f7154"),
-        Err(AddressError::BadLength {
-            expected: 16,
-            got: 14
-        })
-    );
-    assert_eq!(
-        parse_alt_address("0x01cf0e2f2f71545g"),
-        Err(AddressError::BadHex)
-    );
+    assert_eq!(parse_alt_address("01cf0e2f2f715450"), Err(AddressError::MissingPrefix));
+    assert_eq!(parse_alt_address("0x01cf0e2f2f7154"), Err(AddressError::BadLength { expected: 16, got: 14 }));
+    assert_eq!(parse_alt_address("0x01cf0e2f2f71545g"), Err(AddressError::BadHex));
 }

@@ -34,11 +34,7 @@ fn random_inputs_never_panic() {
         let _ = sign_personal(&key, b"m");
         let _ = sign_alt(&key, algos[i % 2], hashes[i % 2], b"m");
         // Arbitrary (possibly non-UTF-8-boundary-friendly) strings.
-        let s: String = rng
-            .bytes(44)
-            .iter()
-            .map(|&b| char::from_u32(u32::from(b) * 7 + 40).unwrap_or('?'))
-            .collect();
+        let s: String = rng.bytes(44).iter().map(|&b| char::from_u32(u32::from(b) * 7 + 40).unwrap_or('?')).collect();
         let _ = parse_evm_address(&s);
         let _ = parse_evm_address(&format!("0x{}", &s));
         let _ = parse_alt_address(&s);

@@ -3,24 +3,24 @@
 
 use axum::extract::State;
 use axum::Json;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
-use sha2::{Digest, Sha256};
 
-use super::extract::{ApiPath, ApiJson, ProviderAuth, UserAuth};
+use super::extract::{ApiJson, ApiPath, ProviderAuth, UserAuth};
 use super::openapi::{E401, E404, E422};
-use super::views::Message;
 use super::state::AppState;
+use super::views::Message;
 use crate::auth::jwt::{Claims, ISSUER};
 use crate::auth::{hex, random_bytes};
 use crate::domain::address::{parse_wallet_address, WalletType};
 use crate::domain::ids::{ProviderId, SessionId, WalletId};
+use crate::domain::session::{address_field, login_message, provider_id_field, AltKey, Login, LoginInput, NONCE_TTL_MICROS};
 use crate::domain::tenant::Balance;
 use crate::domain::time::{now_micros, Timestamp};
 use crate::error::{Error, Result, Validator};
-use crate::domain::session::{address_field, login_message, provider_id_field, AltKey, Login, LoginInput, NONCE_TTL_MICROS};
 use crate::store::auth::{self as auth_store, LoginGrant, Refreshed};
 use crate::store::tenants;
 
@@ -132,7 +132,8 @@ async fn login(State(app): State<AppState>, ApiJson(input): ApiJson<LoginInput>)
     // Read the nonce and any alt key, then verify outside the writer: a bad signature costs
     // no write and does not burn the nonce.
     let now = now_micros();
-    let (pid, addr, n, alt_key_id) = (login.provider_id.clone(), login.address.clone(), login.nonce.clone(), login.alt.as_ref().map(|a| a.key_id));
+    let (pid, addr, n, alt_key_id) =
+        (login.provider_id.clone(), login.address.clone(), login.nonce.clone(), login.alt.as_ref().map(|a| a.key_id));
     let alt_key = app
         .store
         .read(move |c| {

@@ -8,9 +8,9 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use super::state::AppState;
-use crate::error::{Error, FieldError};
 use crate::domain::ids::{ProviderId, SessionId, WalletId};
 use crate::domain::tenant::Provider;
+use crate::error::{Error, FieldError};
 use crate::store::tenants;
 
 /// A JSON body: 415 unless declared JSON, 413 over the limit, 400 if not JSON, 422 (naming
@@ -40,11 +40,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
 }
 
 async fn json_body<S: Send + Sync>(req: Request, state: &S) -> Result<Bytes, Error> {
-    let declared_json = req
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(is_json);
+    let declared_json = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(is_json);
     if !declared_json {
         return Err(Error::UnsupportedMediaType);
     }
@@ -79,8 +75,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for HashedJson<T> {
 }
 
 pub(crate) fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Error> {
-    let value: serde_json::Value =
-        serde_json::from_slice(bytes).map_err(|e| Error::MalformedJson(e.to_string()))?;
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| Error::MalformedJson(e.to_string()))?;
     if !value.is_object() {
         return Err(Error::invalid("body", "must be a JSON object"));
     }

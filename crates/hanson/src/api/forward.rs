@@ -173,7 +173,17 @@ async fn send(route: &TradeRoute, leader: &Leader, parts: &axum::http::request::
 
 /// Headers that belong to one connection, not to the request or response passed on.
 fn strip_hop_by_hop(headers: &mut HeaderMap) {
-    for name in ["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "content-length"] {
+    for name in [
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "content-length",
+    ] {
         headers.remove(name);
     }
 }

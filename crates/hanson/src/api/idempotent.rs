@@ -31,7 +31,15 @@ pub(crate) fn no_check(_: &mut Tx<'_>) -> Result<()> {
 /// what it asked): `authorize` runs first in the transaction and hands what it found to
 /// `op`, which returns the whole answer. A bet or sale names the rows it reads first
 /// (`trade`).
-pub(crate) async fn run<A, G, B, F>(app: &AppState, headers: &HeaderMap, principal: String, fingerprint: Vec<u8>, trade: Option<TradeKeys>, authorize: A, op: F) -> Result<Response>
+pub(crate) async fn run<A, G, B, F>(
+    app: &AppState,
+    headers: &HeaderMap,
+    principal: String,
+    fingerprint: Vec<u8>,
+    trade: Option<TradeKeys>,
+    authorize: A,
+    op: F,
+) -> Result<Response>
 where
     A: FnOnce(&mut Tx<'_>) -> Result<G> + Clone + Send + 'static,
     B: Serialize + Send + 'static,

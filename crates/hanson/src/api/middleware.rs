@@ -83,10 +83,8 @@ fn is_auth_route(path: &str) -> bool {
 
 pub(crate) async fn rate_limit(State(app): State<AppState>, mut request: Request, next: Next) -> Response {
     // Without a peer address (never in `serve`) every request shares one bucket.
-    let peer = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |ConnectInfo(addr)| addr.ip());
+    let peer =
+        request.extensions().get::<ConnectInfo<SocketAddr>>().map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |ConnectInfo(addr)| addr.ip());
     // Another node forwarded this trade and has applied the limits to its client: it runs here.
     if let Some(ip) = forwarded_client(&app.trade_route, request.headers()) {
         request.extensions_mut().insert(ClientIp(ip));
@@ -164,7 +162,6 @@ fn auth_key_digest(credential: &[u8]) -> [u8; 16] {
     key.copy_from_slice(&Sha256::digest(credential)[..16]);
     key
 }
-
 
 /// Reads the whole request body (up to the 65,536-byte limit) before any check may refuse
 /// the request. A response sent while a body is still unread makes hyper close the

@@ -14,8 +14,8 @@ pub mod ratelimit;
 pub(crate) mod rendered;
 pub(crate) mod request_meta;
 pub(crate) mod state;
-pub(crate) mod strict;
 pub(crate) mod streams;
+pub(crate) mod strict;
 pub(crate) mod trading;
 pub(crate) mod web;
 pub(crate) mod webhooks;
@@ -24,9 +24,9 @@ pub(crate) use crate::domain::views;
 use std::sync::OnceLock;
 
 use axum::extract::{DefaultBodyLimit, State};
-use axum::Extension;
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
+use axum::Extension;
 use axum::{Json, Router};
 use serde_json::Value;
 use tower_http::trace::TraceLayer;
@@ -35,8 +35,8 @@ use utoipa_axum::routes;
 
 use crate::error::Error;
 pub use request_meta::{MAX_BODY_BYTES, MAX_HEAD_BYTES};
-pub use state::{Limits, Settings};
 pub(crate) use state::AppState;
+pub use state::{Limits, Settings};
 use views::Health;
 
 /// Every route with its OpenAPI description, each declared once with its handler.
@@ -100,7 +100,6 @@ async fn readyz(State(app): State<AppState>) -> Response {
         }
     }
 }
-
 
 static OPENAPI: OnceLock<Value> = OnceLock::new();
 

@@ -116,12 +116,21 @@ impl utoipa::Modify for CommonErrors {
         }
         components.add_security_scheme(
             "providerKey",
-            SecurityScheme::Http(Http::builder().scheme(HttpAuthScheme::Bearer).description(Some("Provider API key (hk_...), created with `hanson provider create`")).build()),
+            SecurityScheme::Http(
+                Http::builder()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some("Provider API key (hk_...), created with `hanson provider create`"))
+                    .build(),
+            ),
         );
         components.add_security_scheme(
             "userToken",
             SecurityScheme::Http(
-                Http::builder().scheme(HttpAuthScheme::Bearer).bearer_format("JWT").description(Some("Access token from POST /v1/auth/login")).build(),
+                Http::builder()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT")
+                    .description(Some("Access token from POST /v1/auth/login"))
+                    .build(),
             ),
         );
     }
@@ -166,7 +175,10 @@ fn add_common_errors(op: &mut Operation) {
     let body_errors = if op.request_body.is_some() { &BODY_ERRORS[..] } else { &[] };
     let statuses: Vec<u16> = body_errors.iter().copied().chain(ANY_ROUTE_ERRORS).collect();
     for status in statuses {
-        op.responses.responses.entry(status.to_string()).or_insert_with(|| RefOr::Ref(Ref::new(format!("#/components/responses/E{status}"))));
+        op.responses
+            .responses
+            .entry(status.to_string())
+            .or_insert_with(|| RefOr::Ref(Ref::new(format!("#/components/responses/E{status}"))));
     }
 }
 
@@ -191,9 +203,7 @@ pub(crate) async fn viewer() -> Html<&'static str> {
 /// `webhooks`: one operation per event type, the envelope as body, the Standard Webhooks headers.
 pub(crate) fn add_webhooks(doc: &mut serde_json::Value) {
     use serde_json::json;
-    let header = |name: &str, description: &str| {
-        json!({ "name": name, "in": "header", "required": true, "description": description, "schema": { "type": "string" } })
-    };
+    let header = |name: &str, description: &str| json!({ "name": name, "in": "header", "required": true, "description": description, "schema": { "type": "string" } });
     let parameters = json!([
         header("webhook-id", "The event's id: the same on every retry; deduplicate by it"),
         header("webhook-timestamp", "Unix seconds of this attempt"),
@@ -229,4 +239,3 @@ pub(crate) fn add_webhooks(doc: &mut serde_json::Value) {
     }
     doc["webhooks"] = serde_json::Value::Object(webhooks);
 }
-

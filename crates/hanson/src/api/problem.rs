@@ -1,10 +1,10 @@
 //! RFC 9457 problem+json for every non-2xx response. 500s log their cause with the request
 //! id and send only the id.
 
-use axum::http::{header, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
 use super::openapi::Problem;
 use crate::error::{Error, FieldError};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
 
 /// The `Retry-After` of a 503: how soon a client may try again.
 pub(crate) const UNAVAILABLE_RETRY_AFTER_SECS: u64 = 1;

@@ -6,19 +6,19 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::Json;
 use serde::Deserialize;
+use serde_json::Value as Json_;
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use serde_json::Value as Json_;
 
-use super::extract::{ApiPath, ApiJson, HashedJson, ProviderAuth};
-use super::views::{MarketCreated, MarketHeader, MarketUpdated, OutcomeChanged, OutcomeView, Treasury, WalletView};
-use super::openapi::{IdempotencyKey, E401, E404, E409, E422};
+use super::extract::{ApiJson, ApiPath, HashedJson, ProviderAuth};
 use super::idempotent;
+use super::openapi::{IdempotencyKey, E401, E404, E409, E422};
 use super::state::AppState;
+use super::views::{MarketCreated, MarketHeader, MarketUpdated, OutcomeChanged, OutcomeView, Treasury, WalletView};
 use crate::domain::address::parse_wallet_address;
-use crate::domain::market::{wei_field, CreateMarketInput, OutcomeInput, OutcomeUpdateInput, UpdateMarketInput};
 use crate::domain::ids::ProviderId;
+use crate::domain::market::{wei_field, CreateMarketInput, OutcomeInput, OutcomeUpdateInput, UpdateMarketInput};
 use crate::domain::money::PositiveAmount;
 use crate::domain::tenant::{TransferReceipt, TreasuryDeposit, WalletTransfer};
 use crate::domain::time::{now_micros, Timestamp};
@@ -132,8 +132,7 @@ async fn update_outcome(
     let patch = input.into_patch()?;
     let now = now_micros();
     let id = outcome_id.clone();
-    let market =
-        app.store.write(move |c| market_edits::update_outcome(c, &provider.id, &market_id, &id, patch, now)).await?;
+    let market = app.store.write(move |c| market_edits::update_outcome(c, &provider.id, &market_id, &id, patch, now)).await?;
     Ok(Json(OutcomeChanged { outcome: OutcomeView::of(&market, &outcome_id)?, message: "Outcome updated" }))
 }
 
@@ -217,7 +216,13 @@ fn external_transfer(provider_id: ProviderId, kind: ExternalKind, input: WalletT
     })
 }
 
-async fn run_external<T: Into<WalletTransferInput>>(app: &AppState, headers: &HeaderMap, provider_id: ProviderId, kind: ExternalKind, body: HashedJson<T>) -> Result<Response> {
+async fn run_external<T: Into<WalletTransferInput>>(
+    app: &AppState,
+    headers: &HeaderMap,
+    provider_id: ProviderId,
+    kind: ExternalKind,
+    body: HashedJson<T>,
+) -> Result<Response> {
     let principal = format!("provider:{provider_id}");
     let request = external_transfer(provider_id, kind, body.value.into())?;
     idempotent::run(app, headers, principal, body.fingerprint, None, idempotent::no_check, move |c, ()| {

@@ -4,28 +4,28 @@ use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use utoipa::ToSchema;
-use utoipa_axum::router::OpenApiRouter;
-use utoipa_axum::routes;
 use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::Value as Json_;
+use utoipa::ToSchema;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::extract::{ApiJson, ApiPath};
-use super::views::{self, BetPreview, List, MarketDetail, PreviewToken, SellPreview};
 use super::openapi::{E404, E409, E422};
 use super::state::AppState;
+use super::views::{self, BetPreview, List, MarketDetail, PreviewToken, SellPreview};
+use crate::domain::market::Market;
 use crate::domain::market::{wei_field, MarketFilters};
 use crate::domain::money::{InputAmount, Wei};
 use crate::domain::page::{Page, SearchRequest};
+use crate::domain::tenant::Token;
 use crate::domain::time::now_micros;
 use crate::domain::trade::quote::{quote_buy, quote_sell};
 use crate::domain::trade::SellBy;
 use crate::error::{Error, Result, Validator};
-use crate::domain::market::Market;
-use crate::domain::tenant::Token;
-use crate::store::markets::search::{self, SearchHit, SearchPage};
 use crate::store::markets;
+use crate::store::markets::search::{self, SearchHit, SearchPage};
 use crate::store::tenants;
 
 pub(crate) fn router() -> OpenApiRouter<AppState> {
@@ -40,10 +40,7 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
 /// Search markets.
 #[utoipa::path(post, path = "/v1/markets/search", tag = "Public", request_body = SearchRequest<MarketFilters>,
     responses((status = 200, description = "One page of markets", body = Page<views::MarketSummary>), E422))]
-async fn search_markets(
-    State(app): State<AppState>,
-    ApiJson(request): ApiJson<SearchRequest<MarketFilters>>,
-) -> Result<Response> {
+async fn search_markets(State(app): State<AppState>, ApiJson(request): ApiJson<SearchRequest<MarketFilters>>) -> Result<Response> {
     let query = request.validate_markets()?;
     let now = now_micros();
     let SearchPage { page, data_version } =
@@ -93,7 +90,6 @@ pub(crate) async fn market_of_outcome(app: &AppState, outcome_id: String) -> Res
         .await?
         .ok_or_else(|| Error::rule_on("unknown_outcome", "outcome_id", "no such outcome"))
 }
-
 
 #[derive(Deserialize, ToSchema)]
 struct BetPreviewInput {

@@ -100,11 +100,9 @@ mod tests {
 
     #[test]
     fn extreme_rules_do_not_panic() {
-        for rule in [
-            Rule { per_second: 1e-30, burst: 1e12 },
-            Rule { per_second: 1e30, burst: 0.5 },
-            Rule { per_second: f64::NAN, burst: 1.0 },
-        ] {
+        for rule in
+            [Rule { per_second: 1e-30, burst: 1e12 }, Rule { per_second: 1e30, burst: 0.5 }, Rule { per_second: f64::NAN, burst: 1.0 }]
+        {
             let limiter = Limiter::new(rule);
             for _ in 0..3 {
                 let _ = limiter.check(1u8);

@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 
-use crate::domain::time::{now_micros, Micros};
 use crate::domain::market::{Market, MarketStatus};
+use crate::domain::time::{now_micros, Micros};
 use crate::error::{Error, Result};
 use crate::store::markets::search::{self, Kept, Renderings};
 use crate::store::Store;

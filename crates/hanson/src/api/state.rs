@@ -21,11 +21,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits {
-            auth_per_ip: Rule { per_second: 5.0, burst: 30.0 },
-            general_per_ip: Rule::OFF,
-            per_principal: Rule::OFF,
-        }
+        Limits { auth_per_ip: Rule { per_second: 5.0, burst: 30.0 }, general_per_ip: Rule::OFF, per_principal: Rule::OFF }
     }
 }
 

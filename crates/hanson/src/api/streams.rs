@@ -23,8 +23,8 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::extract::{ApiPath, ApiQuery, UserAuth};
-use super::request_meta::ClientIp;
 use super::openapi::{E401, E404, E422};
+use super::request_meta::ClientIp;
 use super::state::AppState;
 use crate::domain::event::Published;
 use crate::domain::ids::{MarketId, SessionId, WalletId};
@@ -37,11 +37,7 @@ use crate::store::history;
 use crate::store::tenants;
 
 pub(crate) fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(market_events))
-        .routes(routes!(user_events))
-        .routes(routes!(websocket))
-        .routes(routes!(asyncapi))
+    OpenApiRouter::new().routes(routes!(market_events)).routes(routes!(user_events)).routes(routes!(websocket)).routes(routes!(asyncapi))
 }
 
 /// Chunks waiting for a slow connection before its stream stops reading its channel.
@@ -312,7 +308,6 @@ where
     }
 }
 
-
 /// One client message on the WebSocket.
 #[derive(Deserialize)]
 #[serde(tag = "op", rename_all = "lowercase", deny_unknown_fields)]
@@ -355,7 +350,11 @@ fn ws_ack(kind: &'static str, market_id: Option<&str>) -> String {
         (status = 101, description = "Switching to the WebSocket protocol"),
         (status = 426, description = "Not a WebSocket upgrade request (code upgrade_required, with Upgrade: websocket)", body = super::openapi::Problem, content_type = "application/problem+json"),
     ))]
-async fn websocket(State(app): State<AppState>, client: Option<Extension<ClientIp>>, upgrade: std::result::Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>) -> Result<Response> {
+async fn websocket(
+    State(app): State<AppState>,
+    client: Option<Extension<ClientIp>>,
+    upgrade: std::result::Result<WebSocketUpgrade, axum::extract::ws::rejection::WebSocketUpgradeRejection>,
+) -> Result<Response> {
     let upgrade = upgrade.map_err(|_| Error::UpgradeRequired)?;
     let permit = app.hub.admit(client_ip(client))?;
     Ok(upgrade.on_upgrade(move |socket| run_websocket(app, socket, permit)))
@@ -501,7 +500,8 @@ async fn forward_market(hub: Arc<Hub>, market_id: MarketId, start: Start, out: m
     }
     let opening = match std::mem::replace(&mut sub.first, First::Replay(Vec::new())) {
         First::Snapshot { seq, market } => {
-            vec![serde_json::to_string(&WsMarketSnapshot { kind: "snapshot", market_id: &market_id, seq, market: &market }).unwrap_or_default()]
+            vec![serde_json::to_string(&WsMarketSnapshot { kind: "snapshot", market_id: &market_id, seq, market: &market })
+                .unwrap_or_default()]
         }
         First::Replay(events) => events.iter().map(|e| e.envelope.to_string()).collect(),
     };

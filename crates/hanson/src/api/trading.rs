@@ -6,32 +6,32 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::Json;
 use serde::Deserialize;
+use serde_json::{Map, Value};
 use utoipa::ToSchema;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
-use serde_json::{Map, Value};
 
-use super::extract::{ApiPath, ApiJson, HashedJson, ProviderAuth, UserAuth, UserToken};
-use super::public::SellInput;
-use super::openapi::{IdempotencyKey, E401, E403, E404, E409, E422};
+use super::extract::{ApiJson, ApiPath, HashedJson, ProviderAuth, UserAuth, UserToken};
 use super::idempotent;
+use super::openapi::{IdempotencyKey, E401, E403, E404, E409, E422};
+use super::public::SellInput;
 use super::state::AppState;
-use crate::domain::market::wei_field;
 use crate::domain::candle::PricePoint;
+use crate::domain::ids::{MarketId, OutcomeId};
+use crate::domain::market::wei_field;
 use crate::domain::money::InputAmount;
 use crate::domain::page::{Page, SearchRequest, Searchable};
 use crate::domain::position::{Holding, PositionStatus, PositionType};
+use crate::domain::settlement::{CancelRequest, ResolveRequest};
 use crate::domain::settlement::{Cancellation, ClaimReceipt, Resolution};
 use crate::domain::time::{now_micros, parse_timestamp, Micros, Timestamp};
+use crate::domain::trade::{BetReceipt, BetRequest, SaleReceipt, SellRequest, Trader};
+use crate::domain::trade_record::{TradeKind, TradeRecord};
 use crate::error::{Error, Result, Validator};
+use crate::store::batch::TradeKeys;
 use crate::store::history::holdings::{self, HoldingsQuery};
 use crate::store::history::trades::{self, TradeQuery};
 use crate::store::history::{self, PriceQuery};
-use crate::domain::ids::{MarketId, OutcomeId};
-use crate::domain::settlement::{CancelRequest, ResolveRequest};
-use crate::domain::trade::{BetReceipt, BetRequest, SaleReceipt, SellRequest, Trader};
-use crate::domain::trade_record::{TradeKind, TradeRecord};
-use crate::store::batch::TradeKeys;
 use crate::store::{settlement, trading};
 
 pub(crate) fn router() -> OpenApiRouter<AppState> {
@@ -104,9 +104,15 @@ async fn place_bet(
     let request = BetRequest { market_id: MarketId(market_id), outcome_id: OutcomeId(outcome_id), amount: amount.unwrap_or(0) };
     let session = trader.clone();
     let keys = TradeKeys::of(&trader, &request.market_id, &request.outcome_id);
-    idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, Some(keys), move |c| trading::live_session(c, &session), move |c, address| {
-        Ok((StatusCode::OK, trading::place_bet(c, &trader, &address, &request)?))
-    })
+    idempotent::run(
+        &app,
+        &headers,
+        wallet_principal(&user),
+        body.fingerprint,
+        Some(keys),
+        move |c| trading::live_session(c, &session),
+        move |c, address| Ok((StatusCode::OK, trading::place_bet(c, &trader, &address, &request)?)),
+    )
     .await
 }
 
@@ -143,9 +149,15 @@ async fn sell(
     let request = SellRequest { market_id: MarketId(market_id), outcome_id: OutcomeId(outcome_id), by };
     let session = trader.clone();
     let keys = TradeKeys::of(&trader, &request.market_id, &request.outcome_id);
-    idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, Some(keys), move |c| trading::live_session(c, &session), move |c, address| {
-        Ok((StatusCode::OK, trading::sell(c, &trader, &address, &request)?))
-    })
+    idempotent::run(
+        &app,
+        &headers,
+        wallet_principal(&user),
+        body.fingerprint,
+        Some(keys),
+        move |c| trading::live_session(c, &session),
+        move |c, address| Ok((StatusCode::OK, trading::sell(c, &trader, &address, &request)?)),
+    )
     .await
 }
 
@@ -171,9 +183,15 @@ async fn claim(
     let trader = trader(&user, body.value.session_id.as_deref(), &mut v)?;
     v.finish()?;
     let session = trader.clone();
-    idempotent::run(&app, &headers, wallet_principal(&user), body.fingerprint, None, move |c| trading::live_session(c, &session), move |c, _address| {
-        Ok((StatusCode::OK, settlement::claim(c, &trader, &position_id, now_micros())?))
-    })
+    idempotent::run(
+        &app,
+        &headers,
+        wallet_principal(&user),
+        body.fingerprint,
+        None,
+        move |c| trading::live_session(c, &session),
+        move |c, _address| Ok((StatusCode::OK, settlement::claim(c, &trader, &position_id, now_micros())?)),
+    )
     .await
 }
 
@@ -204,7 +222,11 @@ impl Searchable for HoldingsFilters {
 #[utoipa::path(post, path = "/v1/markets/holdings/search", tag = "Trading", security(("userToken" = [])),
     request_body = SearchRequest<HoldingsFilters>,
     responses((status = 200, description = "One page of positions", body = Page<Holding>), E401, E422))]
-async fn holdings(State(app): State<AppState>, user: UserAuth, ApiJson(request): ApiJson<SearchRequest<HoldingsFilters>>) -> Result<Json<Page<Holding>>> {
+async fn holdings(
+    State(app): State<AppState>,
+    user: UserAuth,
+    ApiJson(request): ApiJson<SearchRequest<HoldingsFilters>>,
+) -> Result<Json<Page<Holding>>> {
     let mut v = Validator::default();
     let (page, sort) = request.paging(&mut v);
     let f = request.filters.unwrap_or_default();
@@ -215,7 +237,14 @@ async fn holdings(State(app): State<AppState>, user: UserAuth, ApiJson(request):
         v.push("filters.position_type", "must be long");
     }
     v.finish()?;
-    let query = HoldingsQuery { wallet_id: user.wallet_id.to_string(), market_id: f.market_id, outcome_id: f.outcome_id, status: f.status, page, sort };
+    let query = HoldingsQuery {
+        wallet_id: user.wallet_id.to_string(),
+        market_id: f.market_id,
+        outcome_id: f.outcome_id,
+        status: f.status,
+        page,
+        sort,
+    };
     let page = app.store.read(move |c| holdings::holdings(c, &query)).await?;
     Ok(Json(page))
 }
@@ -241,7 +270,10 @@ impl Searchable for TradeFilters {
 #[utoipa::path(post, path = "/v1/markets/positions/search", tag = "Public",
     request_body = SearchRequest<TradeFilters>,
     responses((status = 200, description = "One page of trades", body = Page<TradeRecord>), E422))]
-async fn trade_records(State(app): State<AppState>, ApiJson(request): ApiJson<SearchRequest<TradeFilters>>) -> Result<Json<Page<TradeRecord>>> {
+async fn trade_records(
+    State(app): State<AppState>,
+    ApiJson(request): ApiJson<SearchRequest<TradeFilters>>,
+) -> Result<Json<Page<TradeRecord>>> {
     let mut v = Validator::default();
     let (page, sort) = request.paging(&mut v);
     let f = request.filters.unwrap_or_default();
@@ -300,7 +332,10 @@ fn interval_micros(interval: &str) -> Option<Micros> {
 #[utoipa::path(post, path = "/v1/markets/price-history/search", tag = "Public",
     request_body = SearchRequest<PriceFilters>,
     responses((status = 200, description = "One page of price points", body = Page<PricePoint>), E422))]
-async fn price_history(State(app): State<AppState>, ApiJson(request): ApiJson<SearchRequest<PriceFilters>>) -> Result<Json<Page<PricePoint>>> {
+async fn price_history(
+    State(app): State<AppState>,
+    ApiJson(request): ApiJson<SearchRequest<PriceFilters>>,
+) -> Result<Json<Page<PricePoint>>> {
     let mut v = Validator::default();
     let (page, sort) = request.paging(&mut v);
     let f = request.filters.unwrap_or_default();
@@ -433,4 +468,3 @@ async fn cancel(
     })
     .await
 }
-

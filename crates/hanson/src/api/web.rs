@@ -46,15 +46,13 @@ impl File {
     }
 
     fn respond(&self, headers: &HeaderMap, cache: &'static str, page: bool) -> Response {
-        let accepts_gzip = headers
-            .get_all(axum::http::header::ACCEPT_ENCODING)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(','))
-            .any(|coding| {
-                let mut parts = coding.split(';').map(str::trim);
-                parts.next() == Some("gzip") && !parts.any(|p| p.replace(' ', "") == "q=0")
-            });
+        let accepts_gzip =
+            headers.get_all(axum::http::header::ACCEPT_ENCODING).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(
+                |coding| {
+                    let mut parts = coding.split(';').map(str::trim);
+                    parts.next() == Some("gzip") && !parts.any(|p| p.replace(' ', "") == "q=0")
+                },
+            );
         let mut response = match (&self.gzip, accepts_gzip) {
             (Some(gzip), true) => ([(CONTENT_ENCODING, "gzip")], gzip.clone()).into_response(),
             _ => self.raw.clone().into_response(),
@@ -194,7 +192,13 @@ impl WebApp {
                 Some((page.file(), File::new(page.file(), Bytes::from(html))))
             })
             .collect();
-        let assets: HashMap<String, File> = assets.into_iter().map(|(name, raw)| { let file = File::new(&name, raw); (name, file) }).collect();
+        let assets: HashMap<String, File> = assets
+            .into_iter()
+            .map(|(name, raw)| {
+                let file = File::new(&name, raw);
+                (name, file)
+            })
+            .collect();
         WebApp { source: Source::Embedded { base, pages, assets } }
     }
 
@@ -243,9 +247,7 @@ impl WebApp {
 }
 
 pub(crate) fn router<S: Clone + Send + Sync + 'static>(web: std::sync::Arc<WebApp>) -> Router<S> {
-    let page = |page: Page| {
-        move |State(web): State<std::sync::Arc<WebApp>>, headers: HeaderMap| async move { web.page(page, &headers) }
-    };
+    let page = |page: Page| move |State(web): State<std::sync::Arc<WebApp>>, headers: HeaderMap| async move { web.page(page, &headers) };
     Router::new()
         .route("/", get(page(Page::Markets)))
         .route("/markets/{market_id}", get(page(Page::Market)))

@@ -144,7 +144,11 @@ async fn list_endpoints(
 #[utoipa::path(get, path = "/v1/providers/webhooks/{webhook_id}", tag = "Webhooks", security(("providerKey" = [])),
     params(("webhook_id" = String, Path)),
     responses((status = 200, description = "The endpoint", body = Endpoint), E401, E404))]
-async fn get_endpoint(State(app): State<AppState>, ProviderAuth(provider): ProviderAuth, ApiPath(id): ApiPath<String>) -> Result<Json<Endpoint>> {
+async fn get_endpoint(
+    State(app): State<AppState>,
+    ProviderAuth(provider): ProviderAuth,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<Endpoint>> {
     Ok(Json(app.store.read(move |c| stored::endpoint(c, &provider.id, &id)).await?))
 }
 
@@ -179,7 +183,11 @@ async fn update_endpoint(
 #[utoipa::path(delete, path = "/v1/providers/webhooks/{webhook_id}", tag = "Webhooks", security(("providerKey" = [])),
     params(("webhook_id" = String, Path)),
     responses((status = 200, description = "Deleted", body = Message), E401, E404))]
-async fn delete_endpoint(State(app): State<AppState>, ProviderAuth(provider): ProviderAuth, ApiPath(id): ApiPath<String>) -> Result<Json<Message>> {
+async fn delete_endpoint(
+    State(app): State<AppState>,
+    ProviderAuth(provider): ProviderAuth,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<Message>> {
     app.store.write(move |c| stored::delete_endpoint(c, &provider.id, &id)).await?;
     Ok(Json(Message { message: "webhook endpoint deleted" }))
 }
@@ -188,7 +196,11 @@ async fn delete_endpoint(State(app): State<AppState>, ProviderAuth(provider): Pr
 #[utoipa::path(post, path = "/v1/providers/webhooks/{webhook_id}/rotate-secret", tag = "Webhooks", security(("providerKey" = [])),
     params(("webhook_id" = String, Path)),
     responses((status = 200, description = "The new secret", body = RotatedSecret), E401, E404))]
-async fn rotate_secret(State(app): State<AppState>, ProviderAuth(provider): ProviderAuth, ApiPath(id): ApiPath<String>) -> Result<Json<RotatedSecret>> {
+async fn rotate_secret(
+    State(app): State<AppState>,
+    ProviderAuth(provider): ProviderAuth,
+    ApiPath(id): ApiPath<String>,
+) -> Result<Json<RotatedSecret>> {
     let secret = new_secret(random_bytes::<32>());
     let stored_secret = secret.clone();
     app.store.write(move |c| stored::rotate_secret(c, &provider.id, &id, &stored_secret, now_micros())).await?;
@@ -236,7 +248,11 @@ async fn retry_delivery(
 #[utoipa::path(post, path = "/v1/providers/webhooks/{webhook_id}/test", tag = "Webhooks", security(("providerKey" = [])),
     params(("webhook_id" = String, Path)),
     responses((status = 202, description = "The test event's delivery, due now", body = Delivery), E401, E404))]
-async fn send_test(State(app): State<AppState>, ProviderAuth(provider): ProviderAuth, ApiPath(id): ApiPath<String>) -> Result<(StatusCode, Json<Delivery>)> {
+async fn send_test(
+    State(app): State<AppState>,
+    ProviderAuth(provider): ProviderAuth,
+    ApiPath(id): ApiPath<String>,
+) -> Result<(StatusCode, Json<Delivery>)> {
     let delivery = app.store.write(move |c| stored::send_test(c, &provider.id, &id, now_micros())).await?;
     app.webhooks_wake.now();
     Ok((StatusCode::ACCEPTED, Json(delivery)))

@@ -58,9 +58,7 @@ impl JwtKey {
     /// Verifies signature, algorithm, issuer and expiry (`now` in seconds). The audience is
     /// returned in the claims for the caller to match against the session's provider.
     pub(crate) fn decode(&self, token: &str, now: i64) -> Result<Claims, JwtError> {
-        let claims = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation)
-            .map_err(|e| classify(token, e.kind()))?
-            .claims;
+        let claims = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation).map_err(|e| classify(token, e.kind()))?.claims;
         // Hand-written: the token expires at `exp` by the caller's `now`, not by jsonwebtoken's clock.
         if claims.exp <= now {
             return Err(JwtError::Expired);
@@ -122,9 +120,7 @@ mod tests {
     fn only_hs256_and_the_required_claims_are_accepted() {
         let key = JwtKey::new(b"secret");
         // Correctly signed with the same secret, but under HS512.
-        let hs512 =
-            jsonwebtoken::encode(&Header::new(Algorithm::HS512), &claims(100), &EncodingKey::from_secret(b"secret"))
-                .unwrap();
+        let hs512 = jsonwebtoken::encode(&Header::new(Algorithm::HS512), &claims(100), &EncodingKey::from_secret(b"secret")).unwrap();
         assert_eq!(key.decode(&hs512, 0), Err(JwtError::Algorithm));
         // `none` with the real signature still attached.
         let token = key.encode(&claims(100));
@@ -135,9 +131,7 @@ mod tests {
         for missing in ["iss", "aud", "exp"] {
             let mut value = serde_json::to_value(claims(100)).unwrap();
             value.as_object_mut().unwrap().remove(missing);
-            let token =
-                jsonwebtoken::encode(&Header::new(Algorithm::HS256), &value, &EncodingKey::from_secret(b"secret"))
-                    .unwrap();
+            let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &value, &EncodingKey::from_secret(b"secret")).unwrap();
             assert_eq!(key.decode(&token, 0), Err(JwtError::Malformed), "{missing}");
         }
     }

@@ -24,7 +24,11 @@ pub(crate) const CANDLE_WIDTHS: [Micros; 2] = [MINUTE, HOUR];
 
 /// The candles an interval is built from: the widest maintained width that divides it.
 pub(crate) fn base_width(interval: Micros) -> Micros {
-    if interval % HOUR == 0 { HOUR } else { MINUTE }
+    if interval % HOUR == 0 {
+        HOUR
+    } else {
+        MINUTE
+    }
 }
 
 pub(crate) fn bucket_start(at: Micros, width: Micros) -> Micros {

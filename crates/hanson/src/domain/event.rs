@@ -21,22 +21,49 @@ use crate::error::{Error, Result};
 pub(crate) enum Event {
     MarketCreated(Market),
     MarketUpdated(Market),
-    OutcomeCreated { market: Market, outcome_id: OutcomeId },
-    OutcomeUpdated { market: Market, outcome_id: OutcomeId },
+    OutcomeCreated {
+        market: Market,
+        outcome_id: OutcomeId,
+    },
+    OutcomeUpdated {
+        market: Market,
+        outcome_id: OutcomeId,
+    },
     TradeCreated(TradeCreated),
-    MarketClosed { market_id: MarketId, closes_at: Micros },
+    MarketClosed {
+        market_id: MarketId,
+        closes_at: Micros,
+    },
     MarketResolved(Resolution),
     MarketCancelled(Cancellation),
-    ClaimCompleted { receipt: ClaimReceipt, wallet_id: WalletId },
+    ClaimCompleted {
+        receipt: ClaimReceipt,
+        wallet_id: WalletId,
+    },
     /// A wallet deposit (with its wallet) or a treasury deposit.
-    DepositCompleted { receipt: TransferReceipt, wallet_id: Option<WalletId>, provider_id: ProviderId },
-    WithdrawalCompleted { receipt: TransferReceipt, wallet_id: WalletId, provider_id: ProviderId },
+    DepositCompleted {
+        receipt: TransferReceipt,
+        wallet_id: Option<WalletId>,
+        provider_id: ProviderId,
+    },
+    WithdrawalCompleted {
+        receipt: TransferReceipt,
+        wallet_id: WalletId,
+        provider_id: ProviderId,
+    },
     /// A wallet's balance of a token after a change (user stream only).
-    BalanceUpdated { wallet_id: WalletId, token_id: String, balance: u128 },
+    BalanceUpdated {
+        wallet_id: WalletId,
+        token_id: String,
+        balance: u128,
+    },
     /// A position after a change of its own fields (user stream only).
     PositionUpdated(Holding),
     /// A session was revoked: its user streams end. Never shown to clients.
-    SessionEnded { wallet_id: WalletId, session_id: SessionId },
+    SessionEnded {
+        wallet_id: WalletId,
+        session_id: SessionId,
+    },
 }
 
 /// `trade.created`'s data.
@@ -207,7 +234,14 @@ impl Event {
         let at = self.at().unwrap_or(now);
         let market_id = self.market_id();
         let kind = self.kind();
-        fn write<D: Serialize>(id: &str, kind: &'static str, at: Micros, market_id: Option<&MarketId>, seq: Option<i64>, data: D) -> Result<String> {
+        fn write<D: Serialize>(
+            id: &str,
+            kind: &'static str,
+            at: Micros,
+            market_id: Option<&MarketId>,
+            seq: Option<i64>,
+            data: D,
+        ) -> Result<String> {
             let envelope = Envelope { id, kind, timestamp: Timestamp(at), market_id, seq, data };
             // Room for a whole envelope: one grown from empty was copied several times.
             let mut text = Vec::with_capacity(1024);

@@ -84,7 +84,9 @@ pub(crate) struct Transfer {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum TransferError {
     /// A paying account holds `balance`, less than it must pay.
-    Insufficient { balance: u128 },
+    Insufficient {
+        balance: u128,
+    },
     Overflow,
 }
 

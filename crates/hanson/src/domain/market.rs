@@ -4,15 +4,15 @@
 use serde::Deserialize;
 use serde_json::{Map, Value as Json};
 
-#[allow(unused_imports)] // named by schema attributes
-use super::ids::{MarketId, OutcomeId, ProviderId, WalletId};
 use super::fees::Percentage;
 use super::fees::{parse_percentage, MAX_TOTAL_FEE_UNITS};
+#[allow(unused_imports)] // named by schema attributes
+use super::ids::{MarketId, OutcomeId, ProviderId, WalletId};
 use super::money::{parse_amount, AmountError, PositiveAmount};
 use super::page::{PageRequest, SearchRequest, Sort};
+use super::tenant::Token;
 use super::time::{parse_timestamp, Micros, Timestamp};
 use crate::error::{Error, Result, Validator};
-use super::tenant::Token;
 
 /// A market's status. `Closed` is never stored: it is an active market whose end has passed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, utoipa::ToSchema)]
@@ -128,7 +128,6 @@ impl Market {
         lmsr::prices(self.b, &self.shares()).map_err(|e| Error::internal(format!("prices: {e}")))
     }
 }
-
 
 const MAX_TEXT: usize = 4_000;
 const MAX_QUESTION: usize = 500;
@@ -618,7 +617,6 @@ pub(crate) struct MarketFilters {
 impl super::page::Searchable for MarketFilters {
     const SORT_FIELDS: &'static [&'static str] = &["created_at", "closes_at", "total_volume", "question"];
 }
-
 
 #[derive(Debug)]
 pub(crate) struct SearchMarkets {

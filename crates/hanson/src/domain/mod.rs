@@ -4,10 +4,9 @@
 pub(crate) mod address;
 pub mod candle;
 pub(crate) mod event;
-pub mod webhook;
 pub mod fees;
-pub(crate) mod ledger;
 pub(crate) mod ids;
+pub(crate) mod ledger;
 pub(crate) mod market;
 pub mod money;
 pub mod num;
@@ -20,3 +19,4 @@ pub mod time;
 pub(crate) mod trade;
 pub(crate) mod trade_record;
 pub(crate) mod views;
+pub mod webhook;

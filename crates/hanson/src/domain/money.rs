@@ -17,9 +17,7 @@ pub(crate) enum AmountError {
 impl AmountError {
     pub(crate) fn message(self) -> &'static str {
         match self {
-            AmountError::Malformed => {
-                "must be a string of decimal digits without sign, point, exponent or leading zeros"
-            }
+            AmountError::Malformed => "must be a string of decimal digits without sign, point, exponent or leading zeros",
             AmountError::TooLarge => "must not exceed 10^36",
         }
     }
@@ -75,7 +73,12 @@ impl<'de> serde::Deserialize<'de> for Wei {
 }
 
 /// A string schema: the shape every amount, price and time takes in the API.
-pub(crate) fn string_schema(pattern: Option<&str>, format: Option<&str>, description: &str, example: &str) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+pub(crate) fn string_schema(
+    pattern: Option<&str>,
+    format: Option<&str>,
+    description: &str,
+    example: &str,
+) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
     use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, SchemaFormat, Type};
     let mut builder = ObjectBuilder::new()
         .schema_type(Type::String)
@@ -93,7 +96,12 @@ pub(crate) const WEI_PATTERN: &str = "^(0|[1-9][0-9]*)$";
 
 impl utoipa::PartialSchema for Wei {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        string_schema(Some(WEI_PATTERN), None, "An amount in wei, or shares in share units: a decimal integer string", "1000000000000000000")
+        string_schema(
+            Some(WEI_PATTERN),
+            None,
+            "An amount in wei, or shares in share units: a decimal integer string",
+            "1000000000000000000",
+        )
     }
 }
 
@@ -108,7 +116,12 @@ pub(crate) const INPUT_AMOUNT_PATTERN: &str = "^(0|[1-9][0-9]{0,35}|10{36})$";
 
 impl utoipa::PartialSchema for InputAmount {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        string_schema(Some(INPUT_AMOUNT_PATTERN), None, "An amount in wei or share units: a decimal integer string without sign, point, exponent or leading zeros, at most 10^36", "1000000000000000000")
+        string_schema(
+            Some(INPUT_AMOUNT_PATTERN),
+            None,
+            "An amount in wei or share units: a decimal integer string without sign, point, exponent or leading zeros, at most 10^36",
+            "1000000000000000000",
+        )
     }
 }
 
@@ -121,7 +134,12 @@ pub(crate) const POSITIVE_AMOUNT_PATTERN: &str = "^([1-9][0-9]{0,35}|10{36})$";
 
 impl utoipa::PartialSchema for PositiveAmount {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        string_schema(Some(POSITIVE_AMOUNT_PATTERN), None, "An amount in wei greater than 0: a decimal integer string without sign, point, exponent or leading zeros, at most 10^36", "1000000000000000000")
+        string_schema(
+            Some(POSITIVE_AMOUNT_PATTERN),
+            None,
+            "An amount in wei greater than 0: a decimal integer string without sign, point, exponent or leading zeros, at most 10^36",
+            "1000000000000000000",
+        )
     }
 }
 

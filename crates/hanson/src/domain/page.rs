@@ -127,11 +127,7 @@ impl<F: Searchable> SearchRequest<F> {
         let page = pagination.and_then(|p| p.page).unwrap_or(1);
         let per_page = pagination.and_then(|p| p.per_page).unwrap_or(DEFAULT_PER_PAGE);
         v.check(page >= 1, "pagination.page", "must be at least 1");
-        v.check(
-            (1..=MAX_PER_PAGE).contains(&per_page),
-            "pagination.per_page",
-            "must be between 1 and 100",
-        );
+        v.check((1..=MAX_PER_PAGE).contains(&per_page), "pagination.per_page", "must be between 1 and 100");
         v.check(page <= MAX_PAGE, "pagination.page", "must be at most 92233720368547758");
         let sort = self.sort.as_ref();
         let field = sort.and_then(|s| s.field.as_ref()).map_or_else(|| sort_fields[0].to_string(), |f| f.0.clone());
@@ -171,7 +167,6 @@ impl<T> Page<T> {
         Page { data, pagination: Pagination { page: request.page, per_page: request.per_page, total, total_pages } }
     }
 }
-
 
 #[cfg(test)]
 mod tests {

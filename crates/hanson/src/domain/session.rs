@@ -2,8 +2,8 @@
 
 use serde::Deserialize;
 
-use super::ids::{ProviderId, SessionId, WalletId};
 use super::address::{parse_wallet_address, WalletType};
+use super::ids::{ProviderId, SessionId, WalletId};
 use super::time::Micros;
 use crate::error::{Error, Result, Validator};
 
@@ -122,11 +122,8 @@ impl LoginInput {
             }
         };
         let signature_text = self.signature.clone().unwrap_or_default();
-        let signature = if is_alt {
-            signature_bytes(&signature_text, false, 64, &mut v)
-        } else {
-            signature_bytes(&signature_text, true, 65, &mut v)
-        };
+        let signature =
+            if is_alt { signature_bytes(&signature_text, false, 64, &mut v) } else { signature_bytes(&signature_text, true, 65, &mut v) };
         let mut alt = None;
         if is_alt {
             let evm_address = match self.alt_evm_address.as_deref().map(parse_wallet_address) {
@@ -150,7 +147,10 @@ impl LoginInput {
         }
         if let Some((_, kind)) = &address {
             if (*kind == WalletType::Alt) != is_alt {
-                v.push("wallet_address", if is_alt { "alt wallets have 0x + 16 hex digit addresses" } else { "EVM wallets have 0x + 40 hex digit addresses" });
+                v.push(
+                    "wallet_address",
+                    if is_alt { "alt wallets have 0x + 16 hex digit addresses" } else { "EVM wallets have 0x + 40 hex digit addresses" },
+                );
             }
         }
         v.finish()?;
@@ -165,10 +165,9 @@ impl Login {
     pub(crate) fn verify(&self, alt_key: Option<&AltKey>) -> Result<()> {
         let message = login_message(&self.nonce);
         if self.alt.is_some() {
-            let key = alt_key.filter(|k| !k.revoked).ok_or(Error::AuthFailed {
-                code: "invalid_signature",
-                detail: "the account key is unknown or revoked",
-            })?;
+            let key = alt_key
+                .filter(|k| !k.revoked)
+                .ok_or(Error::AuthFailed { code: "invalid_signature", detail: "the account key is unknown or revoked" })?;
             let public_key = wallet_auth::parse_hex(&key.public_key, false).map_err(|_| invalid_signature())?;
             let sign_algo = key.sign_algo.parse().map_err(|_| invalid_signature())?;
             let hash_algo = key.hash_algo.parse().map_err(|_| invalid_signature())?;

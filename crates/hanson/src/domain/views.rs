@@ -160,7 +160,12 @@ pub(crate) fn market_detail(m: &Market, now: Micros) -> Result<MarketDetail> {
     let settled_at = |status| m.settled_at.filter(|_| m.stored_status == status).map(Timestamp);
     Ok(MarketDetail {
         common: MarketCommon::new(m, now),
-        outcomes: m.outcomes.iter().zip(prices).map(|(o, p)| OutcomeDetail { outcome: OutcomeView::new(o, p), total_volume: Wei(o.total_volume) }).collect(),
+        outcomes: m
+            .outcomes
+            .iter()
+            .zip(prices)
+            .map(|(o, p)| OutcomeDetail { outcome: OutcomeView::new(o, p), total_volume: Wei(o.total_volume) })
+            .collect(),
         token: m.token.clone(),
         resolution_source: m.resolution_source.clone(),
         minimum_bet: Wei(m.min_bet),

@@ -67,7 +67,10 @@ impl std::str::FromStr for RetrySchedule {
                     "h" => 3_600_000,
                     _ => return Err(format!("{part:?} is not a delay like 5s, 500ms, 5m or 2h")),
                 };
-                n.checked_mul(millis).filter(|&ms| ms <= 7 * 24 * 3_600_000).map(Duration::from_millis).ok_or_else(|| format!("{part:?} is longer than a week"))
+                n.checked_mul(millis)
+                    .filter(|&ms| ms <= 7 * 24 * 3_600_000)
+                    .map(Duration::from_millis)
+                    .ok_or_else(|| format!("{part:?} is longer than a week"))
             })
             .collect::<std::result::Result<Vec<_>, _>>()?;
         Ok(RetrySchedule(delays))
@@ -391,7 +394,20 @@ mod tests {
 
     #[test]
     fn private_and_reserved_addresses_are_not_public() {
-        for private in ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1", "fc00::1", "fe80::1", "::ffff:127.0.0.1", "224.0.0.1"] {
+        for private in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "0.0.0.0",
+            "::1",
+            "fc00::1",
+            "fe80::1",
+            "::ffff:127.0.0.1",
+            "224.0.0.1",
+        ] {
             assert!(!is_public(private.parse().unwrap()), "{private}");
         }
         for public in ["1.1.1.1", "8.8.8.8", "2606:4700:4700::1111"] {

@@ -67,8 +67,13 @@ mod tests {
 
     #[test]
     fn hypers_answers_become_problems() {
-        for (status, code) in [("400 Bad Request", "malformed_request"), ("414 URI Too Long", "uri_too_long"), ("431 Request Header Fields Too Large", "headers_too_large")] {
-            let hyper = format!("HTTP/1.1 {status}\r\nconnection: close\r\ncontent-length: 0\r\ndate: Mon, 23 Nov 2026 15:58:34 GMT\r\n\r\n");
+        for (status, code) in [
+            ("400 Bad Request", "malformed_request"),
+            ("414 URI Too Long", "uri_too_long"),
+            ("431 Request Header Fields Too Large", "headers_too_large"),
+        ] {
+            let hyper =
+                format!("HTTP/1.1 {status}\r\nconnection: close\r\ncontent-length: 0\r\ndate: Mon, 23 Nov 2026 15:58:34 GMT\r\n\r\n");
             let (head, body) = split(&replacement(hyper.as_bytes()).unwrap());
             assert!(head.starts_with(&format!("HTTP/1.1 {status}\r\n")), "{head}");
             assert!(head.contains("content-type: application/problem+json\r\n"), "{head}");

@@ -2,11 +2,11 @@
 
 use std::collections::HashMap;
 
-use super::sql::{query_as, Conn, Param};
 use super::positions::POSITION_COLUMNS;
+use super::sql::{query_as, Conn, Param};
 use crate::domain::candle::CANDLE_WIDTHS;
-use crate::domain::position::{Position, PositionStatus};
 use crate::domain::num::{mul_div, Rounding};
+use crate::domain::position::{Position, PositionStatus};
 use crate::error::Result;
 
 #[derive(Debug, Default)]
@@ -93,9 +93,7 @@ pub(crate) fn audit(c: &mut dyn Conn) -> Result<Report> {
         report.fail(format!("transfers name account {id}, which does not exist"));
     }
     if Some(total_balances) != deposits.checked_sub(withdrawals) {
-        report.fail(format!(
-            "all balances sum to {total_balances}, but deposits {deposits} minus withdrawals {withdrawals} differ"
-        ));
+        report.fail(format!("all balances sum to {total_balances}, but deposits {deposits} minus withdrawals {withdrawals} differ"));
     }
 
     // Trades, positions and price points name an outcome of their own market, and trades and
@@ -124,10 +122,7 @@ pub(crate) fn audit(c: &mut dyn Conn) -> Result<Report> {
          LEFT JOIN outcomes o ON o.id = p.outcome_id AND o.market_id = p.market_id WHERE o.id IS NULL",
         &[],
     )? {
-        report.fail(format!(
-            "price point {}: outcome {} is not an outcome of its market {}",
-            r.int(0)?, r.text(2)?, r.text(1)?
-        ));
+        report.fail(format!("price point {}: outcome {} is not an outcome of its market {}", r.int(0)?, r.text(2)?, r.text(1)?));
     }
 
     // Each record's number is its own. PostgreSQL has no primary key on these append-only
@@ -139,13 +134,15 @@ pub(crate) fn audit(c: &mut dyn Conn) -> Result<Report> {
     }
 
     // Per market: shares, volume and pool consistent with positions, trades and settlement.
-    let market_rows = c.query("SELECT id, status, total_volume, trade_count, payout_num, payout_den, winning_outcome_id FROM markets", &[])?;
+    let market_rows =
+        c.query("SELECT id, status, total_volume, trade_count, payout_num, payout_den, winning_outcome_id FROM markets", &[])?;
     for m in market_rows {
         report.markets += 1;
         let (id, status) = (m.text(0)?, m.text(1)?);
         let pool = balances.get(&crate::domain::ledger::pool_account(&id)).copied().unwrap_or(0);
         let outcomes = c.query("SELECT id, total_shares, total_volume FROM outcomes WHERE market_id = $1", &[Param::Text(&id)])?;
-        let positions: Vec<Position> = query_as(c, &format!("SELECT {POSITION_COLUMNS} FROM positions WHERE market_id = $1"), &[Param::Text(&id)])?;
+        let positions: Vec<Position> =
+            query_as(c, &format!("SELECT {POSITION_COLUMNS} FROM positions WHERE market_id = $1"), &[Param::Text(&id)])?;
         report.positions += positions.len();
         let mut max_shares = 0u128;
         let mut outcome_volume = 0u128;
@@ -164,7 +161,10 @@ pub(crate) fn audit(c: &mut dyn Conn) -> Result<Report> {
             add(&mut traded, t.money(0)?, "trade volume", &mut report);
         }
         if traded != m.money(2)? || outcome_volume != traded {
-            report.fail(format!("market {id}: total_volume {} and outcome volumes {outcome_volume} differ from its trades {traded}", m.money(2)?));
+            report.fail(format!(
+                "market {id}: total_volume {} and outcome volumes {outcome_volume} differ from its trades {traded}",
+                m.money(2)?
+            ));
         }
         if trades.len() as i64 != m.int(3)? {
             report.fail(format!("market {id}: trade_count {} but {} trade records", m.int(3)?, trades.len()));
@@ -172,7 +172,10 @@ pub(crate) fn audit(c: &mut dyn Conn) -> Result<Report> {
         // Candles of every width cover each price point once (a width with no candles covers none).
         let points = c.query_one("SELECT count(*) FROM price_points WHERE market_id = $1", &[Param::Text(&id)])?.int(0)?;
         let mut covered_by_width: Vec<(i64, i64)> = CANDLE_WIDTHS.iter().map(|&width| (width, 0)).collect();
-        for row in c.query("SELECT width, CAST(sum(points) AS BIGINT) FROM price_candles WHERE market_id = $1 GROUP BY width", &[Param::Text(&id)])? {
+        for row in c.query(
+            "SELECT width, CAST(sum(points) AS BIGINT) FROM price_candles WHERE market_id = $1 GROUP BY width",
+            &[Param::Text(&id)],
+        )? {
             let (width, covered) = (row.int(0)?, row.int(1)?);
             match covered_by_width.iter_mut().find(|(w, _)| *w == width) {
                 Some(kept) => kept.1 = covered,
@@ -199,9 +202,9 @@ pub(crate) fn audit(c: &mut dyn Conn) -> Result<Report> {
                 for p in &positions {
                     match p.status {
                         PositionStatus::Won => unclaimed += owed(p.shares),
-                        PositionStatus::Claimed if p.claimed_amount != Some(owed(p.shares)) => report.fail(format!(
-                            "position {}: claimed {:?}, owed {}", p.id, p.claimed_amount, owed(p.shares)
-                        )),
+                        PositionStatus::Claimed if p.claimed_amount != Some(owed(p.shares)) => {
+                            report.fail(format!("position {}: claimed {:?}, owed {}", p.id, p.claimed_amount, owed(p.shares)))
+                        }
                         PositionStatus::Active => report.fail(format!("position {}: still active in a resolved market", p.id)),
                         _ => {}
                     }

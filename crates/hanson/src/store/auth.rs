@@ -1,9 +1,9 @@
 //! Nonces, sessions, refresh tokens, alt-network keys and the shared JWT secret.
 
-use crate::domain::event::Event;
 use super::sql::{query_opt_as, Conn, FromRow, Param, Row};
 use super::tenants;
 use super::tx::Tx;
+use crate::domain::event::Event;
 use crate::domain::session::{AltKey, Session};
 use crate::domain::tenant::Wallet;
 use crate::domain::time::Micros;
@@ -35,18 +35,12 @@ pub(crate) fn issue_nonce(c: &mut dyn Conn, nonce: &str, provider_id: &str, addr
 }
 
 fn invalid_nonce() -> Error {
-    Error::AuthFailed {
-        code: "invalid_nonce",
-        detail: "the nonce is unknown, expired, used, or issued for another wallet or provider",
-    }
+    Error::AuthFailed { code: "invalid_nonce", detail: "the nonce is unknown, expired, used, or issued for another wallet or provider" }
 }
 
 /// Checks a nonce without consuming it (a failed login must not burn it).
 pub(crate) fn check_nonce(c: &mut dyn Conn, nonce: &str, provider_id: &str, address: &str, now: Micros) -> Result<()> {
-    let row = c.query_opt(
-        "SELECT provider_id, address, expires_at, consumed_at FROM nonces WHERE nonce = $1",
-        &[Param::Text(nonce)],
-    )?;
+    let row = c.query_opt("SELECT provider_id, address, expires_at, consumed_at FROM nonces WHERE nonce = $1", &[Param::Text(nonce)])?;
     match row {
         Some(r) if r.text(0)? == provider_id && r.text(1)? == address && r.int(2)? > now && r.opt_int(3)?.is_none() => Ok(()),
         _ => Err(invalid_nonce()),
@@ -80,14 +74,17 @@ pub(crate) fn login(c: &mut dyn Conn, g: LoginGrant, now: Micros) -> Result<Wall
         return Err(Error::Unauthenticated("this address belongs to a wallet of another type"));
     }
     if g.alt_evm_address.is_some() && wallet.alt_evm_address != g.alt_evm_address {
-        c.exec(
-            "UPDATE wallets SET alt_evm_address = $1 WHERE id = $2",
-            &[(&g.alt_evm_address).into(), Param::Text(&wallet.wallet_id)],
-        )?;
+        c.exec("UPDATE wallets SET alt_evm_address = $1 WHERE id = $2", &[(&g.alt_evm_address).into(), Param::Text(&wallet.wallet_id)])?;
     }
     c.exec(
         "INSERT INTO sessions (id, provider_id, wallet_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)",
-        &[Param::Text(&g.session_id), Param::Text(&g.provider_id), Param::Text(&wallet.wallet_id), Param::Int(now), Param::Int(g.session_expires_at)],
+        &[
+            Param::Text(&g.session_id),
+            Param::Text(&g.provider_id),
+            Param::Text(&wallet.wallet_id),
+            Param::Int(now),
+            Param::Int(g.session_expires_at),
+        ],
     )?;
     c.exec(
         "INSERT INTO refresh_tokens (token_hash, session_id, created_at) VALUES ($1, $2, $3)",
@@ -122,10 +119,7 @@ pub(crate) enum Refreshed {
 
 /// Rotates a refresh token. Reuse of a spent token revokes the whole session (and commits).
 pub(crate) fn refresh(c: &mut Tx<'_>, token_hash: &[u8], provider_id: &str, new_hash: &[u8], now: Micros) -> Result<Refreshed> {
-    let Some(row) = c.query_opt(
-        "SELECT session_id, spent_at FROM refresh_tokens WHERE token_hash = $1",
-        &[Param::Blob(token_hash)],
-    )?
+    let Some(row) = c.query_opt("SELECT session_id, spent_at FROM refresh_tokens WHERE token_hash = $1", &[Param::Blob(token_hash)])?
     else {
         return Ok(Refreshed::Rejected);
     };
@@ -152,7 +146,6 @@ pub(crate) fn refresh(c: &mut Tx<'_>, token_hash: &[u8], provider_id: &str, new_
     )?;
     Ok(Refreshed::Rotated(s))
 }
-
 
 pub(crate) fn alt_key(c: &mut dyn Conn, provider_id: &str, address: &str, key_id: i64) -> Result<Option<AltKey>> {
     query_opt_as(

@@ -145,12 +145,7 @@ pub(crate) fn write(c: &mut dyn Conn, rows: &[EventRow], node: &str, now: Micros
             if let Some(insert) = insert {
                 let first = params.len() + 1;
                 for r in &kept {
-                    params.extend([
-                        Param::Text(&r.id),
-                        Param::Text(&r.published.kind),
-                        (&r.provider_id).into(),
-                        (&r.tenant_market).into(),
-                    ]);
+                    params.extend([Param::Text(&r.id), Param::Text(&r.published.kind), (&r.provider_id).into(), (&r.tenant_market).into()]);
                 }
                 let values: Vec<String> = (0..kept.len())
                     .map(|k| {
@@ -248,11 +243,7 @@ fn notice_payloads(node: &str, events: &[&Published]) -> Result<Vec<String>> {
     let mut current: Vec<String> = Vec::new();
     let mut size = 0;
     for p in events {
-        let notice = Notice {
-            wallet_id: p.wallet_id.as_deref().map(Into::into),
-            kind: (&*p.kind).into(),
-            envelope: (&*p.envelope).into(),
-        };
+        let notice = Notice { wallet_id: p.wallet_id.as_deref().map(Into::into), kind: (&*p.kind).into(), envelope: (&*p.envelope).into() };
         let text = serde_json::to_string(&notice).map_err(crate::error::Error::internal)?;
         if text.len() + node.len() + 3 > NOTICE_BYTES {
             tracing::warn!(kind = %p.kind, bytes = text.len(), "an event too large to notify other nodes of");
@@ -305,11 +296,7 @@ pub(crate) fn parse_notice(payload: &str, node: &str) -> Option<Notified> {
 /// The market's events with `after < seq < before`, in order (at most `limit`).
 pub(crate) fn market_events(c: &mut dyn Conn, market_id: &str, after: i64, before: Option<i64>, limit: i64) -> Result<Vec<Published>> {
     let sql = format!("SELECT {COLUMNS} FROM events WHERE market_id = $1 AND seq > $2 AND seq < $3 ORDER BY seq LIMIT $4");
-    super::sql::query_as(
-        c,
-        &sql,
-        &[Param::Text(market_id), Param::Int(after), Param::Int(before.unwrap_or(i64::MAX)), Param::Int(limit)],
-    )
+    super::sql::query_as(c, &sql, &[Param::Text(market_id), Param::Int(after), Param::Int(before.unwrap_or(i64::MAX)), Param::Int(limit)])
 }
 
 /// The first (`ASC`) or last (`DESC`) seq of the market `market` names in the log (NULL when
@@ -368,13 +355,15 @@ pub fn long_logs(c: &mut dyn Conn, retention: &Retention) -> Result<Vec<(String,
 /// Events a webhook delivery still waits for are kept.
 /// (Everything from the oldest pending delivery's event on: no index serves the deliveries by
 /// event, as each one costs every trade of a subscribed provider.)
-const UNDELIVERED: &str = " AND position < (SELECT COALESCE(MIN(d.event_position), 9223372036854775807) FROM webhook_deliveries d WHERE d.status = 'pending')";
+const UNDELIVERED: &str =
+    " AND position < (SELECT COALESCE(MIN(d.event_position), 9223372036854775807) FROM webhook_deliveries d WHERE d.status = 'pending')";
 
 /// Deletes what `retention` no longer keeps: events older than `keep_for` that are not among
 /// the last `keep_last` of their market (`long` from [`long_logs`]). Returns the rows deleted.
 pub fn prune(c: &mut dyn Conn, now: Micros, retention: &Retention, long: &[(String, i64)]) -> Result<u64> {
     let cutoff = now - retention.keep_for;
-    let mut deleted = c.exec(&format!("DELETE FROM events WHERE market_id IS NULL AND created_at < $1{UNDELIVERED}"), &[Param::Int(cutoff)])?;
+    let mut deleted =
+        c.exec(&format!("DELETE FROM events WHERE market_id IS NULL AND created_at < $1{UNDELIVERED}"), &[Param::Int(cutoff)])?;
     for (market_id, last) in long {
         deleted += c.exec(
             &format!("DELETE FROM events WHERE market_id = $1 AND seq <= $2 AND created_at < $3{UNDELIVERED}"),

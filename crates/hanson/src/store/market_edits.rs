@@ -158,8 +158,7 @@ pub(crate) fn create_outcome(c: &mut Tx<'_>, provider_id: &str, market_id: &str,
             .map_err(|_| Error::invalid("outcome_index", "liquidity too small for another outcome"))?;
         c.exec("UPDATE markets SET b = $1, updated_at = $2 WHERE id = $3", &[Param::Money(b), Param::Int(now), Param::Text(market_id)])?;
     } else {
-        let extra = lmsr::add_outcome_cost(m.b, &m.shares())
-            .map_err(|e| Error::internal(format!("add_outcome_cost: {e}")))?;
+        let extra = lmsr::add_outcome_cost(m.b, &m.shares()).map_err(|e| Error::internal(format!("add_outcome_cost: {e}")))?;
         let funding = Transfer {
             kind: "outcome_funding",
             from: Some(Account::treasury(provider_id, &m.token.id)),
@@ -170,11 +169,14 @@ pub(crate) fn create_outcome(c: &mut Tx<'_>, provider_id: &str, market_id: &str,
             at: now,
         };
         ledger::transfer(c, funding).map_err(|e| ledger::client_error(e, "insufficient_treasury", "treasury"))?;
-        c.exec("UPDATE markets SET liquidity = $1, updated_at = $2 WHERE id = $3", &[
-            Param::Money(m.liquidity.checked_add(extra).ok_or_else(|| Error::rule("amount_too_large", "liquidity overflow"))?),
-            Param::Int(now),
-            Param::Text(market_id),
-        ])?;
+        c.exec(
+            "UPDATE markets SET liquidity = $1, updated_at = $2 WHERE id = $3",
+            &[
+                Param::Money(m.liquidity.checked_add(extra).ok_or_else(|| Error::rule("amount_too_large", "liquidity overflow"))?),
+                Param::Int(now),
+                Param::Text(market_id),
+            ],
+        )?;
     }
     insert_outcome(c, market_id, &o)?;
     let m = market(c, market_id, false)?.ok_or_else(|| Error::internal("market vanished"))?;
@@ -182,7 +184,14 @@ pub(crate) fn create_outcome(c: &mut Tx<'_>, provider_id: &str, market_id: &str,
     Ok((m, o.id))
 }
 
-pub(crate) fn update_outcome(c: &mut Tx<'_>, provider_id: &str, market_id: &str, outcome_id: &str, patch: OutcomePatch, now: Micros) -> Result<Market> {
+pub(crate) fn update_outcome(
+    c: &mut Tx<'_>,
+    provider_id: &str,
+    market_id: &str,
+    outcome_id: &str,
+    patch: OutcomePatch,
+    now: Micros,
+) -> Result<Market> {
     let m = provider_market(c, provider_id, market_id)?;
     ensure_editable(&m)?;
     let current = m.outcomes.iter().find(|o| o.id == outcome_id).ok_or(Error::NotFound)?;

@@ -25,8 +25,8 @@ pub(crate) mod markets;
 pub mod positions;
 pub mod postgres;
 mod readers;
-pub(crate) mod sessions;
 pub(crate) mod seed;
+pub(crate) mod sessions;
 pub(crate) mod settings;
 pub(crate) mod settlement;
 pub(crate) mod shared_read;
@@ -111,9 +111,7 @@ impl Store {
             return Ok(Store::with_backend(Backend::Postgres(backend)));
         }
         let scheme = url.split("://").next().unwrap_or(url);
-        Err(Error::internal(format!(
-            "unsupported database URL scheme {scheme:?}: expected sqlite:// or postgres://"
-        )))
+        Err(Error::internal(format!("unsupported database URL scheme {scheme:?}: expected sqlite:// or postgres://")))
     }
 
     fn with_backend(backend: Backend) -> Store {
@@ -174,7 +172,13 @@ impl Store {
     /// in a trade batch. Without a key it runs without a savepoint (every check comes before
     /// its first write; a failure after it takes back the whole group commit); with one, the
     /// key's record is written after it and may fail, so it takes a savepoint.
-    pub(crate) async fn write_once<A, G, B, F>(&self, key: Option<IdempotencyKey>, trade: Option<TradeKeys>, authorize: A, op: F) -> Result<Answer>
+    pub(crate) async fn write_once<A, G, B, F>(
+        &self,
+        key: Option<IdempotencyKey>,
+        trade: Option<TradeKeys>,
+        authorize: A,
+        op: F,
+    ) -> Result<Answer>
     where
         A: FnOnce(&mut Tx<'_>) -> Result<G> + Clone + Send + 'static,
         B: Serialize + Send + 'static,
@@ -311,10 +315,14 @@ mod tests {
         let mates: Vec<_> = (0..8)
             .map(|i| {
                 let store = store.clone();
-                tokio::spawn(async move { store.write(move |c| {
-                    let _: () = c.emit(closing_of(&format!("mate{i}")));
-                    Ok(())
-                }).await })
+                tokio::spawn(async move {
+                    store
+                        .write(move |c| {
+                            let _: () = c.emit(closing_of(&format!("mate{i}")));
+                            Ok(())
+                        })
+                        .await
+                })
             })
             .collect();
         assert!(matches!(spoiler.await.expect("task"), Err(Error::Rule { code: "late_failure", .. })));
@@ -328,10 +336,8 @@ mod tests {
             capture.0.lock().unwrap().iter().map(|e| e.market_id.as_ref().expect("a market event").to_string()).collect();
         assert_eq!(published.iter().cloned().collect::<BTreeSet<_>>(), answered_ok);
         assert_eq!(published.len(), answered_ok.len(), "each published once: {published:?}");
-        let kept: BTreeSet<String> = store
-            .read(|c| c.query("SELECT market_id FROM events", &[])?.iter().map(|r| r.text(0)).collect())
-            .await
-            .expect("read the log");
+        let kept: BTreeSet<String> =
+            store.read(|c| c.query("SELECT market_id FROM events", &[])?.iter().map(|r| r.text(0)).collect()).await.expect("read the log");
         assert_eq!(kept, answered_ok);
     }
 }

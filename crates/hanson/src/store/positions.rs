@@ -66,7 +66,13 @@ pub(crate) fn save_position(c: &mut dyn Conn, p: &Position, stored_status: Optio
         )?,
         Some(_) => c.exec(
             "UPDATE positions SET shares = $1, total_invested = $2, status = $3, updated_at = $4 WHERE id = $5",
-            &[Param::Money(p.shares), Param::Money(p.total_invested), Param::Text(p.status.as_str()), Param::Int(p.updated_at), Param::Text(&p.id)],
+            &[
+                Param::Money(p.shares),
+                Param::Money(p.total_invested),
+                Param::Text(p.status.as_str()),
+                Param::Int(p.updated_at),
+                Param::Text(&p.id),
+            ],
         )?,
     };
     Ok(())
@@ -99,7 +105,9 @@ pub fn changed_positions_read<'a>(pairs: &'a [(&'a str, &'a str, &'a str, i64)])
     let params: Vec<Param<'_>> = pairs
         .iter()
         .chain(last)
-        .flat_map(|(wallet, outcome, market, revision)| [Param::Text(wallet), Param::Text(outcome), Param::Text(market), Param::Int(*revision)])
+        .flat_map(|(wallet, outcome, market, revision)| {
+            [Param::Text(wallet), Param::Text(outcome), Param::Text(market), Param::Int(*revision)]
+        })
         .collect();
     // A lookup per pair can only be planned as a probe of the pair's index: an IN list was
     // planned as a scan of every position whenever the statistics were older than the table

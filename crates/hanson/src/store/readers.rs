@@ -30,10 +30,7 @@ where
     let queue = Arc::new(ReadQueue(Mutex::new(queue)));
     for i in 0..count {
         let (queue, reader) = (queue.clone(), reader.clone());
-        std::thread::Builder::new()
-            .name(format!("{name}-{i}"))
-            .spawn(move || reader(&queue))
-            .map_err(Error::internal)?;
+        std::thread::Builder::new().name(format!("{name}-{i}")).spawn(move || reader(&queue)).map_err(Error::internal)?;
     }
     Ok(jobs)
 }

@@ -86,9 +86,9 @@ async fn apply(store: &Store, batch: Batch) -> Result<()> {
             }
             for (account, debit) in &batch.debits {
                 let balance = accounts::stored_balances(c, &[account.as_str()])?.first().map_or(0, |(_, b)| *b);
-                let after = balance
-                    .checked_sub(*debit)
-                    .ok_or_else(|| Error::rule("insufficient_treasury", format!("treasury {account} holds {balance}, seeding needs {debit}")))?;
+                let after = balance.checked_sub(*debit).ok_or_else(|| {
+                    Error::rule("insufficient_treasury", format!("treasury {account} holds {balance}, seeding needs {debit}"))
+                })?;
                 c.exec("UPDATE accounts SET balance = $1 WHERE id = $2", &[Param::Money(after), Param::Text(account)])?;
             }
             Ok(())
@@ -114,7 +114,8 @@ pub(crate) struct MarketSeed {
     pub(crate) categories: Vec<String>,
 }
 
-const SUBJECTS: &[&str] = &["Bitcoin", "the home team", "Acme Corp", "the incumbent", "the challenger", "Team Rocket", "the city", "Ethereum"];
+const SUBJECTS: &[&str] =
+    &["Bitcoin", "the home team", "Acme Corp", "the incumbent", "the challenger", "Team Rocket", "the city", "Ethereum"];
 const PREDICATES: &[&str] = &[
     "win the final",
     "close above its record price",
@@ -213,9 +214,21 @@ pub(crate) async fn seed_markets(store: &Store, seed: &MarketSeed) -> Result<()>
             let pool_balance = if settled { 0 } else { seed.liquidity };
             accounts.push(format!("({},'pool',{},{},{})", quoted(&pool), quoted(&id), quoted(&seed.token_id), money(pool_balance)));
             let token = quoted(&seed.token_id);
-            transfers.push(format!("('market_funding',{},{},{token},{},{},{created_at})", quoted(&treasury), quoted(&pool), money(seed.liquidity), quoted(&id)));
+            transfers.push(format!(
+                "('market_funding',{},{},{token},{},{},{created_at})",
+                quoted(&treasury),
+                quoted(&pool),
+                money(seed.liquidity),
+                quoted(&id)
+            ));
             if settled {
-                transfers.push(format!("('surplus',{},{},{token},{},{},{ends_at})", quoted(&pool), quoted(&treasury), money(seed.liquidity), quoted(&id)));
+                transfers.push(format!(
+                    "('surplus',{},{},{token},{},{},{ends_at})",
+                    quoted(&pool),
+                    quoted(&treasury),
+                    money(seed.liquidity),
+                    quoted(&id)
+                ));
             } else {
                 debits[provider] += seed.liquidity;
             }
@@ -230,9 +243,17 @@ pub(crate) async fn seed_markets(store: &Store, seed: &MarketSeed) -> Result<()>
              close_announced)",
             &markets,
         );
-        chunked_insert(&mut statements, "INSERT INTO outcomes (id, market_id, outcome_index, title, description, images, total_shares, total_volume)", &outcomes);
+        chunked_insert(
+            &mut statements,
+            "INSERT INTO outcomes (id, market_id, outcome_index, title, description, images, total_shares, total_volume)",
+            &outcomes,
+        );
         chunked_insert(&mut statements, "INSERT INTO accounts (id, kind, owner_id, token_id, balance)", &accounts);
-        chunked_insert(&mut statements, "INSERT INTO transfers (kind, from_account, to_account, token_id, amount, reference_id, created_at)", &transfers);
+        chunked_insert(
+            &mut statements,
+            "INSERT INTO transfers (kind, from_account, to_account, token_id, amount, reference_id, created_at)",
+            &transfers,
+        );
         let debits = seed
             .providers
             .iter()
@@ -264,7 +285,12 @@ pub(crate) async fn seed_price_points(store: &Store, seed: &PriceSeed) -> Result
     const SCALE: u128 = lmsr::PRICE_SCALE;
     let id = seed.market_id.clone();
     let outcomes: Vec<String> = store
-        .read(move |c| c.query("SELECT id FROM outcomes WHERE market_id = $1 ORDER BY outcome_index", &[Param::Text(&id)])?.iter().map(|r| r.text(0)).collect())
+        .read(move |c| {
+            c.query("SELECT id FROM outcomes WHERE market_id = $1 ORDER BY outcome_index", &[Param::Text(&id)])?
+                .iter()
+                .map(|r| r.text(0))
+                .collect()
+        })
         .await?;
     let [o0, o1] = <[String; 2]>::try_from(outcomes).map_err(|_| Error::invalid("market_id", "must name a market with two outcomes"))?;
     let instants = (seed.count / 2).max(1) as i64;

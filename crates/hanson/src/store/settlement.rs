@@ -37,9 +37,7 @@ fn ensure_settleable(m: &Market) -> Result<()> {
 /// tenant's wallet on this provider's record.
 fn ensure_own_wallet_or_label(c: &mut dyn Conn, provider_id: &str, id: &str, field: &str) -> Result<()> {
     match c.query_opt("SELECT provider_id FROM wallets WHERE id = $1", &[Param::Text(id)])? {
-        Some(row) if row.text(0)? != provider_id => {
-            Err(Error::invalid(field, "must be one of your wallets or a label of your own"))
-        }
+        Some(row) if row.text(0)? != provider_id => Err(Error::invalid(field, "must be one of your wallets or a label of your own")),
         _ => Ok(()),
     }
 }
@@ -120,11 +118,8 @@ pub(crate) fn resolve(c: &mut Tx<'_>, provider_id: &str, req: &ResolveRequest, n
         let settled = Position { status, updated_at: now, ..p.clone() };
         c.emit(Event::PositionUpdated(Holding::value(settled, lmsr::Price::from_raw(0), (num, den))));
     }
-    let owed: u128 = positions
-        .iter()
-        .filter(|p| p.outcome_id == winner.id)
-        .map(|p| mul_div(p.shares, num, den, Rounding::Down).unwrap_or(0))
-        .sum();
+    let owed: u128 =
+        positions.iter().filter(|p| p.outcome_id == winner.id).map(|p| mul_div(p.shares, num, den, Rounding::Down).unwrap_or(0)).sum();
     return_surplus(c, &m, owed, now)?;
     let resolution_source = req.resolution_source.clone().or_else(|| m.resolution_source.clone());
     let resolution = Resolution {
@@ -189,7 +184,11 @@ pub(crate) fn cancel(c: &mut Tx<'_>, provider_id: &str, req: &CancelRequest, now
                 entry.refund_amount.0 += refund;
                 entry.original_positions += 1;
             }
-            None => refunds.push(UserRefund { wallet_id: WalletId::from(p.wallet_id.as_str()), refund_amount: Wei(refund), original_positions: 1 }),
+            None => refunds.push(UserRefund {
+                wallet_id: WalletId::from(p.wallet_id.as_str()),
+                refund_amount: Wei(refund),
+                original_positions: 1,
+            }),
         }
     }
     return_surplus(c, &m, 0, now)?;

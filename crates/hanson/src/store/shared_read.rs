@@ -33,7 +33,10 @@ struct Answer<T> {
 
 impl<T: Clone> Default for SharedRead<T> {
     fn default() -> Self {
-        SharedRead { state: Mutex::new(State { arrived: 0, reading: false }), answers: watch::Sender::new(Answer { covers: 0, value: None }) }
+        SharedRead {
+            state: Mutex::new(State { arrived: 0, reading: false }),
+            answers: watch::Sender::new(Answer { covers: 0, value: None }),
+        }
     }
 }
 

@@ -139,7 +139,10 @@ fn push_placeholders(out: &mut String, first: usize, count: usize) {
 /// empty: `IN ()` is no SQL.
 pub(crate) fn id_list<S: AsRef<str>>(ids: &[S]) -> (String, Vec<Param<'_>>) {
     let padded = ids.len().next_power_of_two();
-    let params = ids.iter().map(|id| Param::Text(id.as_ref())).chain(ids.last().map(|id| Param::Text(id.as_ref())).into_iter().cycle().take(padded - ids.len()));
+    let params = ids
+        .iter()
+        .map(|id| Param::Text(id.as_ref()))
+        .chain(ids.last().map(|id| Param::Text(id.as_ref())).into_iter().cycle().take(padded - ids.len()));
     (placeholders(1, padded), params.collect())
 }
 
@@ -214,8 +217,7 @@ pub trait Conn {
     }
 
     fn query_one(&mut self, sql: &str, params: &[Param<'_>]) -> Result<Row> {
-        self.query_opt(sql, params)?
-            .ok_or_else(|| Error::internal(format!("expected one row: {sql}")))
+        self.query_opt(sql, params)?.ok_or_else(|| Error::internal(format!("expected one row: {sql}")))
     }
 
     /// Plans the statements this transaction runs from now on without their values, once
@@ -239,10 +241,13 @@ mod tests {
     use super::*;
 
     fn texts(params: &[Param<'_>]) -> Vec<String> {
-        params.iter().map(|p| match p {
-            Param::Text(s) => s.to_string(),
-            other => panic!("not text: {other:?}"),
-        }).collect()
+        params
+            .iter()
+            .map(|p| match p {
+                Param::Text(s) => s.to_string(),
+                other => panic!("not text: {other:?}"),
+            })
+            .collect()
     }
 
     #[test]

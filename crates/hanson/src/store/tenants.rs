@@ -3,21 +3,18 @@
 use sha2::{Digest, Sha256};
 
 use super::ledger;
-use super::tx::Tx;
-use crate::domain::ledger::{Account, Transfer};
 use super::sql::{query_as, query_opt_as, Conn, FromRow, Param, Row};
-use crate::domain::money::Wei;
+use super::tx::Tx;
 use crate::domain::event::Event;
 use crate::domain::ids::{ProviderId, WalletId};
+use crate::domain::ledger::{Account, Transfer};
+use crate::domain::money::Wei;
 use crate::domain::tenant::{Balance, Provider, Token, TransferReceipt, Transferred, TreasuryDeposit, Wallet, WalletTransfer};
 use crate::domain::time::{Micros, Timestamp};
 use crate::error::{Error, Result};
 
 pub(crate) fn create_provider(c: &mut dyn Conn, id: &str, name: &str, key_hash: &[u8], now: Micros) -> Result<()> {
-    c.exec(
-        "INSERT INTO providers (id, name, created_at) VALUES ($1, $2, $3)",
-        &[Param::Text(id), Param::Text(name), Param::Int(now)],
-    )?;
+    c.exec("INSERT INTO providers (id, name, created_at) VALUES ($1, $2, $3)", &[Param::Text(id), Param::Text(name), Param::Int(now)])?;
     c.exec(
         "INSERT INTO api_keys (key_hash, provider_id, created_at) VALUES ($1, $2, $3)",
         &[Param::Blob(key_hash), Param::Text(id), Param::Int(now)],
@@ -55,13 +52,7 @@ pub(crate) fn provider_by_key_hash(c: &mut dyn Conn, key_hash: &[u8]) -> Result<
 pub(crate) fn create_token(c: &mut dyn Conn, token: &Token, now: Micros) -> Result<()> {
     c.exec(
         "INSERT INTO tokens (id, symbol, name, decimals, created_at) VALUES ($1, $2, $3, $4, $5)",
-        &[
-            Param::Text(&token.id),
-            Param::Text(&token.symbol),
-            Param::Text(&token.name),
-            Param::Int(token.decimals),
-            Param::Int(now),
-        ],
+        &[Param::Text(&token.id), Param::Text(&token.symbol), Param::Text(&token.name), Param::Int(token.decimals), Param::Int(now)],
     )?;
     Ok(())
 }
@@ -147,9 +138,7 @@ pub(crate) fn balances(c: &mut dyn Conn, kind: &str, owner_id: &str) -> Result<V
         &[Param::Text(kind), Param::Text(owner_id)],
     )?
     .iter()
-    .map(|r| {
-        Ok(Balance { token_id: r.text(0)?, symbol: r.text(1)?, decimals: r.int(2)?, balance: Wei(r.money(3)?) })
-    })
+    .map(|r| Ok(Balance { token_id: r.text(0)?, symbol: r.text(1)?, decimals: r.int(2)?, balance: Wei(r.money(3)?) }))
     .collect()
 }
 
@@ -189,13 +178,7 @@ pub(crate) struct Recorded {
 }
 
 fn request_hash(t: &ExternalTransfer) -> Vec<u8> {
-    let canonical = format!(
-        "{}\n{}\n{}\n{}",
-        t.kind.as_str(),
-        t.token_id,
-        t.amount,
-        t.wallet_address.as_deref().unwrap_or("")
-    );
+    let canonical = format!("{}\n{}\n{}\n{}", t.kind.as_str(), t.token_id, t.amount, t.wallet_address.as_deref().unwrap_or(""));
     Sha256::digest(canonical.as_bytes()).to_vec()
 }
 
@@ -217,10 +200,7 @@ pub(crate) fn external_transfer(c: &mut Tx<'_>, t: ExternalTransfer, now: Micros
         &[Param::Text(&t.provider_id), Param::Text(t.kind.as_str()), Param::Text(&t.reference)],
     )? {
         if row.blob(0)? != hash {
-            return Err(Error::conflict(
-                "reference_reused",
-                "this reference was already used for a different request",
-            ));
+            return Err(Error::conflict("reference_reused", "this reference was already used for a different request"));
         }
         let response = serde_json::from_str(&row.text(1)?).map_err(Error::internal)?;
         return Ok(Recorded { response, replayed: true });
@@ -250,9 +230,8 @@ pub(crate) fn external_transfer(c: &mut Tx<'_>, t: ExternalTransfer, now: Micros
                 ensure_wallet(c, &t.provider_id, address, t.wallet_type, None, now)?
             } else {
                 // Withdrawing from a wallet that never existed: it has no balance.
-                wallet_by_address(c, &t.provider_id, address)?.ok_or_else(|| {
-                    Error::rule("insufficient_balance", "wallet balance 0 is too low")
-                })?
+                wallet_by_address(c, &t.provider_id, address)?
+                    .ok_or_else(|| Error::rule("insufficient_balance", "wallet balance 0 is too low"))?
             };
             let side = Account::wallet(&wallet.wallet_id, &t.token_id);
             let (kind, from, to) = if t.kind == ExternalKind::WalletDeposit {
@@ -261,7 +240,8 @@ pub(crate) fn external_transfer(c: &mut Tx<'_>, t: ExternalTransfer, now: Micros
                 ("wallet_withdrawal", Some(side), None)
             };
             let is_deposit = to.is_some();
-            let transfer = Transfer { kind, from, to, token_id: t.token_id.clone(), amount: t.amount, reference_id: Some(id.clone()), at: now };
+            let transfer =
+                Transfer { kind, from, to, token_id: t.token_id.clone(), amount: t.amount, reference_id: Some(id.clone()), at: now };
             let (from_after, to_after) =
                 ledger::transfer(c, transfer).map_err(|e| ledger::client_error(e, "insufficient_balance", "wallet"))?;
             TransferReceipt::Wallet(WalletTransfer {

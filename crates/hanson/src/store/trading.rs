@@ -3,12 +3,12 @@
 //! balances and transfer rows, the position, the trade record, the price points and candles,
 //! the market's totals, and the events.
 
+use super::accounts;
 use super::batch;
 use super::history::points::{self, NewPricePoint};
 use super::history::trades;
 use super::sessions::KeptSession;
 use super::tx::Tx;
-use super::accounts;
 use crate::domain::ids::{new_id, PositionId, TradeId};
 use crate::domain::market::Market;
 use crate::domain::position::Position;

@@ -89,9 +89,7 @@ pub(crate) fn list_endpoints(c: &mut dyn Conn, provider_id: &str, page: PageRequ
     let total = c.query_one("SELECT COUNT(*) FROM webhook_endpoints WHERE provider_id = $1", &[Param::Text(provider_id)])?.int(0)?;
     let rows = super::sql::query_as(
         c,
-        &format!(
-            "SELECT {ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE provider_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3"
-        ),
+        &format!("SELECT {ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE provider_id = $1 ORDER BY created_at, id LIMIT $2 OFFSET $3"),
         &[Param::Text(provider_id), Param::Int(page.per_page), Param::Int((page.page - 1) * page.per_page)],
     )?;
     Ok(Page::new(rows, page, total))
@@ -162,9 +160,7 @@ pub(crate) fn deliveries(
     let total = c.query_one(&format!("SELECT COUNT(*) FROM webhook_deliveries WHERE {filter}"), &params)?.int(0)?;
     let rows = super::sql::query_as(
         c,
-        &format!(
-            "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE {filter} ORDER BY id DESC LIMIT $3 OFFSET $4"
-        ),
+        &format!("SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE {filter} ORDER BY id DESC LIMIT $3 OFFSET $4"),
         &[params[0], params[1], Param::Int(page.per_page), Param::Int((page.page - 1) * page.per_page)],
     )?;
     Ok(Page::new(rows, page, total))
@@ -186,9 +182,7 @@ pub(crate) fn retry_delivery(c: &mut dyn Conn, provider_id: &str, endpoint_id: &
     )?;
     match row {
         None => return Err(Error::NotFound),
-        Some(r) if r.opt_int(1)?.is_none() => {
-            return Err(Error::conflict("event_expired", "the event of this delivery is no longer kept"))
-        }
+        Some(r) if r.opt_int(1)?.is_none() => return Err(Error::conflict("event_expired", "the event of this delivery is no longer kept")),
         Some(_) => {}
     }
     c.exec(

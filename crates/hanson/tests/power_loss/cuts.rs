@@ -59,12 +59,22 @@ impl Landmarks {
             }
         }
         let trading_from = log.records_at(recording.trading_from);
-        let mut marks = Landmarks { trading_from, syncs: vec![], db_writes: vec![], db_syncs: vec![], wal_headers: vec![], checkpoints: vec![] };
+        let mut marks =
+            Landmarks { trading_from, syncs: vec![], db_writes: vec![], db_syncs: vec![], wal_headers: vec![], checkpoints: vec![] };
         let mut checkpoint_from = None;
         for (i, op) in log.ops.iter().enumerate() {
             match op {
                 Op::Open { ino, name, .. } => {
-                    role.insert(*ino, if *name == DB_NAME { "db" } else if *name == wal_name { "wal" } else { "other" });
+                    role.insert(
+                        *ino,
+                        if *name == DB_NAME {
+                            "db"
+                        } else if *name == wal_name {
+                            "wal"
+                        } else {
+                            "other"
+                        },
+                    );
                 }
                 Op::Write { ino, offset, .. } => match role.get(ino) {
                     Some(&"db") => {
@@ -132,7 +142,8 @@ pub(crate) fn choose(log: &Log, marks: &Landmarks, count: usize, seed: u64) -> V
         }
     };
     let after_start = |v: &Vec<usize>| -> Vec<usize> { v.iter().copied().filter(|&s| s >= marks.trading_from).collect() };
-    let (syncs, ckpt_writes, db_syncs, headers) = (after_start(&marks.syncs), after_start(&marks.db_writes), after_start(&marks.db_syncs), after_start(&marks.wal_headers));
+    let (syncs, ckpt_writes, db_syncs, headers) =
+        (after_start(&marks.syncs), after_start(&marks.db_writes), after_start(&marks.db_syncs), after_start(&marks.wal_headers));
     let share = count * 3 / 10;
 
     let mut tries = 0;
@@ -147,7 +158,8 @@ pub(crate) fn choose(log: &Log, marks: &Landmarks, count: usize, seed: u64) -> V
     }
 
     let from = chosen.len();
-    let mut exact: Vec<(usize, Why)> = db_syncs.iter().flat_map(|&d| [(d, Why::AroundCheckpointSync), (d + 1, Why::AroundCheckpointSync)]).collect();
+    let mut exact: Vec<(usize, Why)> =
+        db_syncs.iter().flat_map(|&d| [(d, Why::AroundCheckpointSync), (d + 1, Why::AroundCheckpointSync)]).collect();
     exact.extend(headers.iter().flat_map(|&h| (1..=3).map(move |i| (h + i, Why::AroundWalRestart))));
     for i in (1..exact.len()).rev() {
         exact.swap(i, rand.below(i as u64 + 1) as usize);
@@ -198,7 +210,10 @@ fn check(bin: &Path, dir: &Path, acked: &[Ack]) -> (Vec<Ack>, Vec<String>, bool,
         return (acked.to_vec(), vec![], false, String::new(), Some("the database file is gone".into()));
     }
     let read = (|| -> rusqlite::Result<(Vec<String>, HashSet<String>)> {
-        let conn = rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
+        let conn = rusqlite::Connection::open_with_flags(
+            &db,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
         let integrity = conn.prepare("PRAGMA integrity_check")?.query_map([], |r| r.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
         let ids = conn.prepare("SELECT id FROM trades")?.query_map([], |r| r.get::<_, String>(0))?.collect::<Result<HashSet<_>, _>>()?;
         Ok((integrity, ids))
@@ -208,7 +223,8 @@ fn check(bin: &Path, dir: &Path, acked: &[Ack]) -> (Vec<Ack>, Vec<String>, bool,
         Err(e) => (vec![], HashSet::new(), Some(format!("SQLite: {e}"))),
     };
     let missing = acked.iter().filter(|a| !ids.contains(&a.trade_id)).cloned().collect();
-    let out = Command::new(bin).args(["audit", "--database-url", &format!("sqlite://{}", db.display())]).output().expect("run hanson audit");
+    let out =
+        Command::new(bin).args(["audit", "--database-url", &format!("sqlite://{}", db.display())]).output().expect("run hanson audit");
     let mut audit = String::from_utf8_lossy(&out.stdout).trim().to_string();
     if !out.status.success() {
         audit.push_str(String::from_utf8_lossy(&out.stderr).trim());

@@ -80,7 +80,13 @@ fn build_shim(work: &Path) -> PathBuf {
     let out = work.join("powercut.so");
     let mut last = String::new();
     for cc in ["cc", "gcc", "clang"] {
-        match std::process::Command::new(cc).args(["-shared", "-fPIC", "-O2", "-o"]).arg(&out).arg(&source).args(["-ldl", "-lpthread"]).output() {
+        match std::process::Command::new(cc)
+            .args(["-shared", "-fPIC", "-O2", "-o"])
+            .arg(&out)
+            .arg(&source)
+            .args(["-ldl", "-lpthread"])
+            .output()
+        {
             Ok(o) if o.status.success() => return out,
             Ok(o) => last = format!("{cc}: {}", String::from_utf8_lossy(&o.stderr)),
             Err(e) => last = format!("{cc}: {e}"),
@@ -119,8 +125,14 @@ fn describe(v: &Verdict) -> String {
         v.stats.dropped_name_changes
     );
     if !v.missing.is_empty() {
-        let shown: Vec<String> = v.missing.iter().take(5).map(|a| format!("{} {} (acknowledged at log byte {})", a.kind, a.trade_id, a.log_len)).collect();
-        s += &format!("\n    LOST {} acknowledged trade(s): {}{}", v.missing.len(), shown.join(", "), if v.missing.len() > 5 { ", ..." } else { "" });
+        let shown: Vec<String> =
+            v.missing.iter().take(5).map(|a| format!("{} {} (acknowledged at log byte {})", a.kind, a.trade_id, a.log_len)).collect();
+        s += &format!(
+            "\n    LOST {} acknowledged trade(s): {}{}",
+            v.missing.len(),
+            shown.join(", "),
+            if v.missing.len() > 5 { ", ..." } else { "" }
+        );
     }
     if v.integrity != ["ok"] {
         s += &format!("\n    integrity_check: {:?}", v.integrity.iter().take(5).collect::<Vec<_>>());
@@ -176,9 +188,19 @@ impl Outcome {
         let n = self.verdicts.len();
         let with_acks = self.verdicts.iter().filter(|v| v.acked > 0).count();
         let dropping = self.verdicts.iter().filter(|v| v.stats.dropped_sectors > 0).count();
-        assert!(self.acks >= 100, "only {} trades were acknowledged; refusals: {:?}", self.acks, self.refusals.iter().take(5).collect::<Vec<_>>());
+        assert!(
+            self.acks >= 100,
+            "only {} trades were acknowledged; refusals: {:?}",
+            self.acks,
+            self.refusals.iter().take(5).collect::<Vec<_>>()
+        );
         assert!(n * 10 >= self.count * 9, "only {n} of {} cut points could be placed", self.count);
-        assert!(self.checkpoints >= 1 && self.wal_restarts >= 1, "no checkpoint and WAL restart while trading ({} checkpoints, {} WAL headers)", self.checkpoints, self.wal_restarts);
+        assert!(
+            self.checkpoints >= 1 && self.wal_restarts >= 1,
+            "no checkpoint and WAL restart while trading ({} checkpoints, {} WAL headers)",
+            self.checkpoints,
+            self.wal_restarts
+        );
         assert!(with_acks * 10 >= n * 8, "only {with_acks} of {n} cut points came after an acknowledged trade");
         assert!(dropping * 5 >= n, "only {dropping} of {n} cut points dropped unsynced data");
         assert!(self.in_checkpoint >= 1, "no cut point fell inside a checkpoint");
@@ -204,7 +226,15 @@ fn power_cuts(name: &str, count: usize, restarts: usize, seed: u64, fault: Optio
 
     let work = tempfile::tempdir().expect("work dir");
     let shim = build_shim(work.path());
-    let plan = Plan { clients: 8, wallets_per_client: 3, markets: 12, wal_restarts: restarts, min_trades: 300, max_time: Duration::from_secs(240), fault: fault.clone() };
+    let plan = Plan {
+        clients: 8,
+        wallets_per_client: 3,
+        markets: 12,
+        wal_restarts: restarts,
+        min_trades: 300,
+        max_time: Duration::from_secs(240),
+        fault: fault.clone(),
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
     let recording = runtime.block_on(record::record(Path::new(BIN), &shim, work.path(), &plan));
     drop(runtime);
@@ -230,7 +260,15 @@ fn power_cuts(name: &str, count: usize, restarts: usize, seed: u64, fault: Optio
     let cut_plan = cuts::plan(&log, &marks, count, seed);
     let scratch = tempfile::tempdir_in(scratch_root()).expect("scratch dir");
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 4);
-    let verdicts = cuts::run(cuts::Run { bin: Path::new(BIN), log: &log, recording: &recording, cuts: cut_plan, scratch: scratch.path(), keep: keep.as_deref(), workers });
+    let verdicts = cuts::run(cuts::Run {
+        bin: Path::new(BIN),
+        log: &log,
+        recording: &recording,
+        cuts: cut_plan,
+        scratch: scratch.path(),
+        keep: keep.as_deref(),
+        workers,
+    });
 
     // The figures.
     let failed = verdicts.iter().filter(|v| v.failed()).count();
@@ -272,7 +310,8 @@ fn power_cuts(name: &str, count: usize, restarts: usize, seed: u64, fault: Optio
 #[test]
 fn acknowledged_trades_survive_power_cuts() {
     let fault = std::env::var("HANSON_POWER_FAULT").ok().filter(|f| !f.is_empty());
-    let (runs, cuts, restarts, seed) = (env_or("HANSON_POWER_RUNS", 1usize), env_or("HANSON_POWER_CUTS", 200), env_or("HANSON_POWER_RESTARTS", 2), seed());
+    let (runs, cuts, restarts, seed) =
+        (env_or("HANSON_POWER_RUNS", 1usize), env_or("HANSON_POWER_CUTS", 200), env_or("HANSON_POWER_RESTARTS", 2), seed());
     let mut outcomes = Vec::new();
     for run in 0..runs {
         let outcome = power_cuts(&format!("run-{run}"), cuts, restarts, seed.wrapping_add(run as u64), fault.clone());
@@ -303,6 +342,10 @@ fn acknowledged_trades_survive_power_cuts() {
 #[test]
 fn a_flusher_that_does_not_sync_loses_acknowledged_trades_and_is_caught() {
     let outcome = power_cuts("fault", env_or("HANSON_POWER_FAULT_CUTS", 40), 1, seed(), Some("skip-flusher-sync".into()));
-    assert!(outcome.lost() > 0, "no acknowledged trade was lost although the flusher never synced: the checker is blind ({})", outcome.summary);
+    assert!(
+        outcome.lost() > 0,
+        "no acknowledged trade was lost although the flusher never synced: the checker is blind ({})",
+        outcome.summary
+    );
     assert!(outcome.failed().iter().all(|v| v.error.is_none()), "{}", outcome.failure_report());
 }

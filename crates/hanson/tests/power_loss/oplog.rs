@@ -8,16 +8,39 @@ use std::path::Path;
 /// One record. Inodes are the real ones (`st_ino`); data are ranges of the log's bytes.
 #[derive(Debug, Clone)]
 pub(crate) enum Op {
-    Open { ino: u64, flags: u32, name: String },
-    Write { ino: u64, offset: u64, data: Range<usize> },
-    Truncate { ino: u64, size: u64 },
+    Open {
+        ino: u64,
+        flags: u32,
+        name: String,
+    },
+    Write {
+        ino: u64,
+        offset: u64,
+        data: Range<usize>,
+    },
+    Truncate {
+        ino: u64,
+        size: u64,
+    },
     /// Makes durable what the file (or, `dir`, the directory) was given by the first
     /// `before` records.
-    Sync { ino: u64, before: usize, dir: bool },
-    Unlink { name: String },
-    Rename { from: String, to: String },
+    Sync {
+        ino: u64,
+        before: usize,
+        dir: bool,
+    },
+    Unlink {
+        name: String,
+    },
+    Rename {
+        from: String,
+        to: String,
+    },
     /// The file grows to at least `size` (fallocate).
-    Extend { ino: u64, size: u64 },
+    Extend {
+        ino: u64,
+        size: u64,
+    },
     Unsupported(String),
 }
 

@@ -156,10 +156,17 @@ pub(crate) async fn record(bin: &Path, shim: &Path, work: &Path, plan: &Plan) ->
     .await
     .expect("treasury deposit");
     let creator = api::deposit(&api, &provider_key, &token_id, api::CREATOR_ADDRESS, 1).await.expect("creator wallet");
-    let provider = Provider { id: created["provider_id"].as_str().expect("provider_id").to_string(), key: provider_key, creator_wallet_id: creator };
+    let provider =
+        Provider { id: created["provider_id"].as_str().expect("provider_id").to_string(), key: provider_key, creator_wallet_id: creator };
     let mut markets = Vec::new();
     for i in 0..plan.markets {
-        let spec = MarketSpec { question: format!("Power cut market {i}?"), category: "science", outcomes: 2 + i % 3, liquidity: 1000 * ONE_TOKEN, max_bet: 1000 * ONE_TOKEN };
+        let spec = MarketSpec {
+            question: format!("Power cut market {i}?"),
+            category: "science",
+            outcomes: 2 + i % 3,
+            liquidity: 1000 * ONE_TOKEN,
+            max_bet: 1000 * ONE_TOKEN,
+        };
         markets.push(api::create_market(&api, &provider, &token_id, spec).await.expect("create market"));
     }
     let markets = Arc::new(markets);
@@ -216,7 +223,14 @@ impl Client {
     fn new(base: &str, markets: Arc<Vec<Market>>, wallets: Vec<Session>, seed: u64) -> Client {
         let http = reqwest::Client::builder().tcp_nodelay(true).timeout(Duration::from_secs(60)).build().expect("client");
         let holdings = vec![Vec::new(); wallets.len()];
-        Client { http, base: base.to_string(), markets, wallets, holdings, rand: crate::disk::Rand::new(seed.wrapping_mul(7919).wrapping_add(1)) }
+        Client {
+            http,
+            base: base.to_string(),
+            markets,
+            wallets,
+            holdings,
+            rand: crate::disk::Rand::new(seed.wrapping_mul(7919).wrapping_add(1)),
+        }
     }
 
     async fn run(mut self, log: &Path, stop: &AtomicBool, acked: &AtomicUsize, acks: &Mutex<Vec<Ack>>, refusals: &Mutex<Vec<String>>) {
@@ -229,12 +243,22 @@ impl Client {
                 let i = self.rand.below(self.holdings[w].len() as u64) as usize;
                 let ((m, o), shares) = self.holdings[w][i];
                 let sell = if shares >= 2 { shares / 2 } else { shares };
-                ("sell", m, o, json!({ "session_id": self.wallets[w].session_id, "outcome_id": self.markets[m].outcomes[o], "shares_amount": sell.to_string() }))
+                (
+                    "sell",
+                    m,
+                    o,
+                    json!({ "session_id": self.wallets[w].session_id, "outcome_id": self.markets[m].outcomes[o], "shares_amount": sell.to_string() }),
+                )
             } else {
                 let m = self.rand.below(self.markets.len() as u64) as usize;
                 let o = self.rand.below(self.markets[m].outcomes.len() as u64) as usize;
                 let amount = ONE_TOKEN / 10 + u128::from(self.rand.below(5 * ONE_TOKEN as u64));
-                ("bet", m, o, json!({ "session_id": self.wallets[w].session_id, "outcome_id": self.markets[m].outcomes[o], "amount": amount.to_string() }))
+                (
+                    "bet",
+                    m,
+                    o,
+                    json!({ "session_id": self.wallets[w].session_id, "outcome_id": self.markets[m].outcomes[o], "amount": amount.to_string() }),
+                )
             };
             let url = format!("{}/v1/markets/{}/{kind}", self.base, self.markets[m].id);
             let sent = self.http.post(url).bearer_auth(&self.wallets[w].access_token).json(&body).send().await;

@@ -9,7 +9,6 @@
 
 use super::quote::{quote_buy, quote_sell};
 use super::{BetReceipt, BetRequest, FilledTrade, SaleReceipt, SellRequest, TradeStatus, Trader};
-use crate::domain::trade_record::{TradeKind, TradeRecord};
 use crate::domain::event::{Event, OutcomePrice, TradeCreated};
 use crate::domain::fees::FeeSplit;
 use crate::domain::ids::{MarketId, OutcomeId, PositionId, TradeId};
@@ -19,6 +18,7 @@ use crate::domain::money::Wei;
 use crate::domain::num::{mul_div, Rounding};
 use crate::domain::position::{Holding, Position, PositionStatus};
 use crate::domain::time::{Micros, Timestamp};
+use crate::domain::trade_record::{TradeKind, TradeRecord};
 use crate::error::{Error, Result};
 
 /// What a trade starts from, as the store read it inside the trade's transaction.
@@ -191,7 +191,8 @@ fn finish(start: &TradeStart<'_>, trader: &Trader, fill: Fill<'_>) -> Result<(Tr
     let new_price = fill.prices[outcome];
     let mut events = balances.wallet_events();
     events.push(Event::PositionUpdated(Holding::value(position.clone(), new_price, (1, 1))));
-    let prices = m.outcomes.iter().zip(&fill.prices).map(|(o, p)| OutcomePrice { outcome_id: o.id.clone(), price: p.to_string() }).collect();
+    let prices =
+        m.outcomes.iter().zip(&fill.prices).map(|(o, p)| OutcomePrice { outcome_id: o.id.clone(), price: p.to_string() }).collect();
     events.push(Event::TradeCreated(TradeCreated {
         trade: record.clone(),
         prices,
@@ -242,7 +243,14 @@ pub(crate) fn plan_bet(start: &TradeStart<'_>, trader: &Trader, req: &BetRequest
     position.updated_at = at;
 
     let wallet = Account::wallet(&trader.wallet_id, &m.token.id);
-    let money = Money { kind: "bet", payer: wallet.clone(), payee: Account::pool(&m.id), principal: quote.net_amount, fee_payer: wallet, fee: quote.fee };
+    let money = Money {
+        kind: "bet",
+        payer: wallet.clone(),
+        payee: Account::pool(&m.id),
+        principal: quote.net_amount,
+        fee_payer: wallet,
+        fee: quote.fee,
+    };
     let transfers = trade_transfers(m, money, &start.trade_id, at);
     let balances = ledger::apply(start.balances, &transfers).map_err(|e| match e {
         TransferError::Insufficient { .. } => {
@@ -288,10 +296,16 @@ pub(crate) fn plan_sell(start: &TradeStart<'_>, trader: &Trader, req: &SellReque
     let outcome = &m.outcomes[index];
 
     let pool = Account::pool(&m.id);
-    let money = Money { kind: "sell", payer: pool.clone(), payee: Account::wallet(&trader.wallet_id, &m.token.id), principal: quote.net_proceeds, fee_payer: pool, fee: quote.fee };
+    let money = Money {
+        kind: "sell",
+        payer: pool.clone(),
+        payee: Account::wallet(&trader.wallet_id, &m.token.id),
+        principal: quote.net_proceeds,
+        fee_payer: pool,
+        fee: quote.fee,
+    };
     let transfers = trade_transfers(m, money, &start.trade_id, at);
-    let balances = ledger::apply(start.balances, &transfers)
-        .map_err(|e| Error::internal(format!("the pool cannot pay a sale: {e:?}")))?;
+    let balances = ledger::apply(start.balances, &transfers).map_err(|e| Error::internal(format!("the pool cannot pay a sale: {e:?}")))?;
 
     // Average-cost basis: remove the sold shares' share of the basis, rounded up so the
     // remaining basis (what a cancellation refunds) is never overstated.

@@ -153,7 +153,10 @@ fn a_bet_pays_its_fee_to_creator_and_platform_and_buys_with_the_rest() {
     assert_eq!(net_change(&plan), 0);
     assert_eq!((plan.position.id.as_str(), plan.position.shares, plan.position.total_invested), ("position", bought.shares, net));
     assert_eq!(plan.stored_status, None);
-    assert_eq!((plan.record.amount.0, plan.record.shares.0, plan.record.fee.0, plan.record.net_amount.0), (10 * TOKEN, bought.shares, 3 * TOKEN / 10, net));
+    assert_eq!(
+        (plan.record.amount.0, plan.record.shares.0, plan.record.fee.0, plan.record.net_amount.0),
+        (10 * TOKEN, bought.shares, 3 * TOKEN / 10, net)
+    );
     assert_eq!(plan.totals.total_shares, bought.shares);
     assert_eq!((plan.totals.outcome_volume, plan.totals.market_volume, plan.totals.pool), (10 * TOKEN, 10 * TOKEN, m.pool + net));
     assert_eq!(plan.prices, lmsr::prices(m.b, &[bought.shares, 0]).unwrap());
@@ -184,7 +187,10 @@ fn a_bet_beyond_the_balance_is_refused_with_its_amount() {
     assert!(matches!(&e, Error::Rule { code: "insufficient_balance", detail, .. } if detail.ends_with(&TOKEN.to_string())), "{e:?}");
     // A wallet with no account has nothing.
     let none = vec![(ledger::pool_account("m"), m.pool)];
-    assert!(matches!(plan_bet(&start(&m, None, &none), &trader(), &bet("o0", 1_000)), Err(Error::Rule { code: "insufficient_balance", .. })));
+    assert!(matches!(
+        plan_bet(&start(&m, None, &none), &trader(), &bet("o0", 1_000)),
+        Err(Error::Rule { code: "insufficient_balance", .. })
+    ));
 }
 
 #[test]
@@ -192,7 +198,10 @@ fn a_trade_on_another_providers_market_or_an_unknown_outcome_is_refused_first() 
     let m = market(1_000 * TOKEN, &[0, 0], 0, 0);
     let stored = balances(&m, 0);
     let stranger = Trader { provider_id: ProviderId::from("other"), ..trader() };
-    assert!(matches!(plan_bet(&start(&m, None, &stored), &stranger, &bet("o9", TOKEN)), Err(Error::Forbidden { code: "wrong_provider", .. })));
+    assert!(matches!(
+        plan_bet(&start(&m, None, &stored), &stranger, &bet("o9", TOKEN)),
+        Err(Error::Forbidden { code: "wrong_provider", .. })
+    ));
     assert!(matches!(plan_bet(&start(&m, None, &stored), &trader(), &bet("o9", TOKEN)), Err(Error::Rule { code: "unknown_outcome", .. })));
     assert!(matches!(plan_sell(&start(&m, None, &stored), &trader(), &sale("o9", 1)), Err(Error::Rule { code: "unknown_outcome", .. })));
 }
@@ -202,7 +211,10 @@ fn a_trade_on_a_closed_market_is_refused() {
     let mut m = market(1_000 * TOKEN, &[0, 0], 0, 0);
     m.ends_at = NOW;
     let stored = balances(&m, 50 * TOKEN);
-    assert!(matches!(plan_bet(&start(&m, None, &stored), &trader(), &bet("o0", TOKEN)), Err(Error::Conflict { code: "market_not_open", .. })));
+    assert!(matches!(
+        plan_bet(&start(&m, None, &stored), &trader(), &bet("o0", TOKEN)),
+        Err(Error::Conflict { code: "market_not_open", .. })
+    ));
 }
 
 #[test]
@@ -238,11 +250,20 @@ fn selling_every_share_closes_the_position_with_no_basis() {
 fn a_sale_needs_an_active_position_with_the_shares() {
     let m = market(1_000 * TOKEN, &[5 * TOKEN, 0], 0, 0);
     let stored = balances(&m, 0);
-    assert!(matches!(plan_sell(&start(&m, None, &stored), &trader(), &sale("o0", 1)), Err(Error::Rule { code: "insufficient_shares", .. })));
+    assert!(matches!(
+        plan_sell(&start(&m, None, &stored), &trader(), &sale("o0", 1)),
+        Err(Error::Rule { code: "insufficient_shares", .. })
+    ));
     let position = held(5, 5);
-    assert!(matches!(plan_sell(&start(&m, Some(&position), &stored), &trader(), &sale("o0", 6)), Err(Error::Rule { code: "insufficient_shares", .. })));
+    assert!(matches!(
+        plan_sell(&start(&m, Some(&position), &stored), &trader(), &sale("o0", 6)),
+        Err(Error::Rule { code: "insufficient_shares", .. })
+    ));
     let lost = Position { status: PositionStatus::Lost, ..held(5, 5) };
-    assert!(matches!(plan_sell(&start(&m, Some(&lost), &stored), &trader(), &sale("o0", 1)), Err(Error::Rule { code: "insufficient_shares", .. })));
+    assert!(matches!(
+        plan_sell(&start(&m, Some(&lost), &stored), &trader(), &sale("o0", 1)),
+        Err(Error::Rule { code: "insufficient_shares", .. })
+    ));
 }
 
 #[test]

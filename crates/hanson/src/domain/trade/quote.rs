@@ -1,11 +1,11 @@
 //! Trade quotes: the one place that turns a market's state and a request into shares, costs,
 //! fees and prices. Previews and trades both call these.
 
+use super::SellBy;
 use crate::domain::fees::{split_fee, FeeSplit, PERCENT_UNITS};
 use crate::domain::market::{Market, MarketStatus};
 use crate::domain::num::{mul_div, ratio_decimal, relative_change_decimal, Rounding};
 use crate::domain::time::Micros;
-use super::SellBy;
 use crate::error::{Error, Result};
 
 fn engine_error(e: lmsr::LmsrError) -> Error {
@@ -71,7 +71,6 @@ pub(crate) fn quote_buy(m: &Market, outcome: usize, amount: u128, now: Micros) -
     })
 }
 
-
 #[derive(Debug, Clone)]
 pub(crate) struct SellQuote {
     pub(crate) shares: u128,
@@ -105,8 +104,8 @@ pub(crate) fn quote_sell(m: &Market, outcome: usize, by: SellBy, held: u128, now
             lmsr::sell(m.b, &q, outcome, shares).map_err(engine_error)?
         }
         SellBy::TargetProceeds(target) => {
-            let gross = gross_for_net(target, m.creator_fee + m.platform_fee)
-                .ok_or_else(|| Error::rule("amount_too_large", "target too large"))?;
+            let gross =
+                gross_for_net(target, m.creator_fee + m.platform_fee).ok_or_else(|| Error::rule("amount_too_large", "target too large"))?;
             lmsr::sell_for_proceeds(m.b, &q, outcome, gross, held).map_err(engine_error)?
         }
     };

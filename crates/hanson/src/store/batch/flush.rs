@@ -5,8 +5,8 @@ use super::{BatchRows, ChangedMarket};
 use crate::domain::market::{Market, Outcome};
 use crate::domain::time::now_micros;
 use crate::error::Result;
-use crate::store::sql::{Conn, Dialect};
 use crate::store::history::points;
+use crate::store::sql::{Conn, Dialect};
 use crate::store::{accounts, event_log, markets, positions};
 
 /// Writes every row the batch changed in memory and forgets them; the next read loads them
@@ -35,7 +35,8 @@ pub(crate) fn flush(c: &mut dyn Conn, rows: &mut BatchRows) -> Result<()> {
             }
         }
     }
-    let candles: Vec<(&str, &[crate::domain::candle::Candle])> = changes.markets.iter().map(|m| (m.record.id.as_str(), m.candles.as_slice())).collect();
+    let candles: Vec<(&str, &[crate::domain::candle::Candle])> =
+        changes.markets.iter().map(|m| (m.record.id.as_str(), m.candles.as_slice())).collect();
     points::upsert_candles_of(c, &candles)?;
     if let Some((node, events)) = events {
         event_log::write(c, &events, &node, now_micros())?;

@@ -8,9 +8,9 @@ use crate::domain::market::Market;
 use crate::domain::position::{Position, PositionStatus};
 use crate::domain::trade::plan::TradeTotals;
 use crate::error::{Error, Result};
+use crate::store::history::points;
 use crate::store::sessions::{self, KeptSession};
 use crate::store::sql::Conn;
-use crate::store::history::points;
 use crate::store::{accounts, markets, positions};
 
 /// The market to trade on: as this batch left it, else as an earlier batch committed it,
@@ -85,7 +85,12 @@ pub(crate) fn set_balance(c: &mut dyn Conn, mut rows: Option<&mut BatchRows>, ba
 
 /// Stores a position: in the batch's copy where it keeps one, else inserted when
 /// `stored_status` is None or updated from that status.
-pub(crate) fn save_position(c: &mut dyn Conn, rows: Option<&mut BatchRows>, p: &Position, stored_status: Option<PositionStatus>) -> Result<()> {
+pub(crate) fn save_position(
+    c: &mut dyn Conn,
+    rows: Option<&mut BatchRows>,
+    p: &Position,
+    stored_status: Option<PositionStatus>,
+) -> Result<()> {
     if rows.and_then(|rows| rows.set_position(p)).is_some() {
         return Ok(());
     }
@@ -95,7 +100,13 @@ pub(crate) fn save_position(c: &mut dyn Conn, rows: Option<&mut BatchRows>, p: &
 /// Stores a trade's totals and candle rows: in the batch's copy of the market where it keeps
 /// one, else at once. Last, and infallible where the market is kept: a trade that failed
 /// before it left the copy untouched.
-pub(crate) fn record_trade(c: &mut dyn Conn, rows: Option<&mut BatchRows>, before: &Market, totals: &TradeTotals, candles: Vec<Candle>) -> Result<()> {
+pub(crate) fn record_trade(
+    c: &mut dyn Conn,
+    rows: Option<&mut BatchRows>,
+    before: &Market,
+    totals: &TradeTotals,
+    candles: Vec<Candle>,
+) -> Result<()> {
     let unkept = match rows {
         Some(rows) => rows.record_trade(&before.id, totals, candles),
         None => Some(candles),

@@ -146,9 +146,13 @@ impl BatchRows {
             committed.keep_seqs(seqs);
             committed.keep_sessions(sessions);
         }
-        let (changed, unchanged): (Vec<KeptMarket>, Vec<KeptMarket>) = std::mem::take(&mut self.markets).into_iter().partition(|m| m.trades > 0);
+        let (changed, unchanged): (Vec<KeptMarket>, Vec<KeptMarket>) =
+            std::mem::take(&mut self.markets).into_iter().partition(|m| m.trades > 0);
         self.commit_markets(unchanged.into_iter().map(|m| m.record));
-        let markets = changed.into_iter().map(|m| ChangedMarket { record: m.record, trades: m.trades, traded: m.traded, candles: m.candles }).collect();
+        let markets = changed
+            .into_iter()
+            .map(|m| ChangedMarket { record: m.record, trades: m.trades, traded: m.traded, candles: m.candles })
+            .collect();
         let mut balances = Vec::new();
         for b in std::mem::take(&mut self.balances) {
             if let Some(committed) = &mut self.committed {

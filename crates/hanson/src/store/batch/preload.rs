@@ -3,8 +3,8 @@
 
 use super::{BatchRows, MarketCopies};
 use crate::domain::ledger::pool_account;
-use crate::domain::trade::{plan, Trader};
 use crate::domain::position::Position;
+use crate::domain::trade::{plan, Trader};
 use crate::error::{Error, Result};
 use crate::store::sql::{Conn, FromRow, Param, Row};
 use crate::store::{accounts, event_log, markets, positions, sessions};
@@ -50,18 +50,29 @@ fn distinct<'k>(keys: &'k [TradeKeys], field: impl Fn(&'k TradeKeys) -> &'k Stri
 /// One round trip, `lead` first (its rows are returned), when `known` has every market's
 /// creator and token, which name the accounts besides the traders'; else the balances
 /// follow in a second.
-pub(crate) fn preload(c: &mut dyn Conn, rows: &mut BatchRows, keys: &[TradeKeys], lead: Option<&str>, known: &mut MarketCopies) -> Result<Vec<Row>> {
+pub(crate) fn preload(
+    c: &mut dyn Conn,
+    rows: &mut BatchRows,
+    keys: &[TradeKeys],
+    lead: Option<&str>,
+    known: &mut MarketCopies,
+) -> Result<Vec<Row>> {
     let market_ids = distinct(keys, |k| &k.market_id);
     let session_ids = distinct(keys, |k| &k.session_id);
-    let owners = market_ids.iter().map(|id| known.owners.get(*id).map(|(creator, token)| (*id, creator.as_str(), token.as_str()))).collect::<Option<Vec<_>>>();
+    let owners = market_ids
+        .iter()
+        .map(|id| known.owners.get(*id).map(|(creator, token)| (*id, creator.as_str(), token.as_str())))
+        .collect::<Option<Vec<_>>>();
     let early_accounts = owners.map(|owners| trade_accounts(keys, owners.into_iter()));
     let early_ids: Vec<&str> = early_accounts.iter().flatten().map(String::as_str).collect();
     // The revision each copy was taken at; -1 (no stored revision is negative) where none.
-    let revisions: Vec<(&str, i64)> = market_ids.iter().map(|id| (*id, known.copies.get(*id).map_or(-1, |copy| copy.market.revision))).collect();
+    let revisions: Vec<(&str, i64)> =
+        market_ids.iter().map(|id| (*id, known.copies.get(*id).map_or(-1, |copy| copy.market.revision))).collect();
     let mut pairs: Vec<(&str, &str, &str, i64)> = keys
         .iter()
         .map(|k| {
-            let copy = known.copies.get(&k.market_id).filter(|copy| copy.positions.contains_key(&(k.wallet_id.clone(), k.outcome_id.clone())));
+            let copy =
+                known.copies.get(&k.market_id).filter(|copy| copy.positions.contains_key(&(k.wallet_id.clone(), k.outcome_id.clone())));
             (k.wallet_id.as_str(), k.outcome_id.as_str(), k.market_id.as_str(), copy.map_or(-1, |copy| copy.market.revision))
         })
         .collect();
@@ -73,7 +84,11 @@ pub(crate) fn preload(c: &mut dyn Conn, rows: &mut BatchRows, keys: &[TradeKeys]
     if !keys.is_empty() {
         reads.extend(markets::changed_markets_reads(&revisions));
         // Read under the markets' locks, like `events::current_seq`.
-        reads.extend([event_log::changed_seqs_read(&revisions), sessions::sessions_read(&session_ids), positions::changed_positions_read(&pairs)]);
+        reads.extend([
+            event_log::changed_seqs_read(&revisions),
+            sessions::sessions_read(&session_ids),
+            positions::changed_positions_read(&pairs),
+        ]);
         if !early_ids.is_empty() {
             reads.push(accounts::stored_balances_read(c, &early_ids));
         }
@@ -149,4 +164,3 @@ fn trade_accounts<'m>(keys: &[TradeKeys], markets: impl Iterator<Item = (&'m str
     accounts.dedup();
     accounts
 }
-

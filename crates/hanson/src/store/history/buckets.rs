@@ -26,7 +26,12 @@ type Folded = (u128, u128, u128);
 /// bucket), in one statement: per outcome of the scope, ordered by id (the tie-break of
 /// buckets that share a start), the last price in the range, and the volume as the difference
 /// of running totals. An outcome without points in a range has no bucket there.
-pub(super) fn partial_buckets(c: &mut dyn Conn, scope: &Scope, ranges: [Option<(Micros, Micros)>; 2], width: Micros) -> Result<[Vec<Bucket>; 2]> {
+pub(super) fn partial_buckets(
+    c: &mut dyn Conn,
+    scope: &Scope,
+    ranges: [Option<(Micros, Micros)>; 2],
+    width: Micros,
+) -> Result<[Vec<Bucket>; 2]> {
     let mut out: [Vec<Bucket>; 2] = [Vec::new(), Vec::new()];
     let mut params: Vec<Param<'_>> = vec![Param::Text(&scope.market_id)];
     let mut outcome_filter = String::new();
@@ -61,7 +66,12 @@ pub(super) fn partial_buckets(c: &mut dyn Conn, scope: &Scope, ranges: [Option<(
         let Some(price) = r.opt_money(2)? else { continue };
         let before = r.opt_money(4)?.unwrap_or(0);
         let range = ranges[part].ok_or_else(|| Error::internal("partial bucket outside its ranges"))?;
-        out[part].push(Bucket { outcome_id: r.text(1)?, start: bucket_start(range.0, width), price, volume: volume_between(before, running_total(r, 3)?)? });
+        out[part].push(Bucket {
+            outcome_id: r.text(1)?,
+            start: bucket_start(range.0, width),
+            price,
+            volume: volume_between(before, running_total(r, 3)?)?,
+        });
     }
     Ok(out)
 }
@@ -69,7 +79,13 @@ pub(super) fn partial_buckets(c: &mut dyn Conn, scope: &Scope, ranges: [Option<(
 /// An hourly page found through kept keys: its count and first key from them, its rows and
 /// the market's last candle from the statement. None when the keys no longer end at the
 /// market's last candle.
-pub(super) fn hourly_page_by_keys(c: &mut dyn Conn, scope: &Scope, kept: &MarketCandleKeys, range: (Micros, Micros), slice: Slice) -> Result<Option<(i64, Vec<Bucket>)>> {
+pub(super) fn hourly_page_by_keys(
+    c: &mut dyn Conn,
+    scope: &Scope,
+    kept: &MarketCandleKeys,
+    range: (Micros, Micros),
+    slice: Slice,
+) -> Result<Option<(i64, Vec<Bucket>)>> {
     let Slice { dir, offset, limit } = slice;
     let mut in_scope: Vec<usize> = kept.in_scope(scope, range).collect();
     let total = in_scope.len() as i64;
@@ -126,14 +142,23 @@ pub(super) fn hourly_page_by_keys(c: &mut dyn Conn, scope: &Scope, kept: &Market
     }
     let buckets = rows
         .iter()
-        .map(|r| Ok(Bucket { outcome_id: r.text(2)?, start: r.int(3)?, price: r.money(4)?, volume: volume_between(r.money(5)?, r.money(6)?)? }))
+        .map(|r| {
+            Ok(Bucket { outcome_id: r.text(2)?, start: r.int(3)?, price: r.money(4)?, volume: volume_between(r.money(5)?, r.money(6)?)? })
+        })
         .collect::<Result<Vec<_>>>()?;
     Ok(Some((total, buckets)))
 }
 
 /// Whole buckets of `width` from the candles of its base width: how many there are, and
 /// `limit` of them from `offset` in the page's order.
-pub(super) fn whole_buckets(c: &mut dyn Conn, scope: &Scope, range: (Micros, Micros), width: Micros, slice: Slice, keys: Option<&CandleKeys>) -> Result<(i64, Vec<Bucket>)> {
+pub(super) fn whole_buckets(
+    c: &mut dyn Conn,
+    scope: &Scope,
+    range: (Micros, Micros),
+    width: Micros,
+    slice: Slice,
+    keys: Option<&CandleKeys>,
+) -> Result<(i64, Vec<Bucket>)> {
     let Slice { limit, .. } = slice;
     let keys = keys.filter(|_| width == HOUR && limit > 0 && seeks_to_offset(c));
     if let Some(kept) = keys.and_then(|k| k.get(&scope.market_id)) {
@@ -149,7 +174,13 @@ pub(super) fn whole_buckets(c: &mut dyn Conn, scope: &Scope, range: (Micros, Mic
 }
 
 /// [`whole_buckets`] through the candles' index alone.
-pub(super) fn whole_buckets_walked(c: &mut dyn Conn, scope: &Scope, range: (Micros, Micros), width: Micros, slice: Slice) -> Result<(i64, Vec<Bucket>)> {
+pub(super) fn whole_buckets_walked(
+    c: &mut dyn Conn,
+    scope: &Scope,
+    range: (Micros, Micros),
+    width: Micros,
+    slice: Slice,
+) -> Result<(i64, Vec<Bucket>)> {
     let Slice { dir, offset, limit } = slice;
     let base = base_width(width);
     let (filter, params) = candles_where(scope, base, range, 1);
@@ -185,13 +216,23 @@ pub(super) fn whole_buckets_walked(c: &mut dyn Conn, scope: &Scope, range: (Micr
                 n - 1
             )
         } else {
-            page_sql(&format!("SELECT outcome_id, start, price, cum_before, cum_after, ({count_sql}) FROM price_candles WHERE {filter}"), &order)
+            page_sql(
+                &format!("SELECT outcome_id, start, price, cum_before, cum_after, ({count_sql}) FROM price_candles WHERE {filter}"),
+                &order,
+            )
         };
         let rows = c.query(&sql, &page_params)?;
         if let Some(first) = rows.first() {
             let buckets = rows
                 .iter()
-                .map(|r| Ok(Bucket { outcome_id: r.text(0)?, start: r.int(1)?, price: r.money(2)?, volume: volume_between(r.money(3)?, r.money(4)?)? }))
+                .map(|r| {
+                    Ok(Bucket {
+                        outcome_id: r.text(0)?,
+                        start: r.int(1)?,
+                        price: r.money(2)?,
+                        volume: volume_between(r.money(3)?, r.money(4)?)?,
+                    })
+                })
                 .collect::<Result<Vec<_>>>()?;
             return Ok((first.int(5)?, buckets));
         }
@@ -212,7 +253,10 @@ pub(super) fn whole_buckets_walked(c: &mut dyn Conn, scope: &Scope, range: (Micr
     // the bucket, the last its price and total after.
     let mut folded: HashMap<(String, Micros), Option<Folded>> = keys.iter().map(|k| (k.clone(), None)).collect();
     let (under, under_params) = candles_where(scope, base, (first, last.saturating_add(width)), 1);
-    let rows = c.query(&format!("SELECT outcome_id, start, price, cum_before, cum_after FROM price_candles WHERE {under} ORDER BY start"), &under_params)?;
+    let rows = c.query(
+        &format!("SELECT outcome_id, start, price, cum_before, cum_after FROM price_candles WHERE {under} ORDER BY start"),
+        &under_params,
+    )?;
     for r in &rows {
         let key = (r.text(0)?, bucket_start(r.int(1)?, width));
         let Some(entry) = folded.get_mut(&key) else { continue };
@@ -235,7 +279,13 @@ pub(super) fn whole_buckets_walked(c: &mut dyn Conn, scope: &Scope, range: (Micr
 /// Buckets: the last price in each (outcome, interval) and the summed volume; empty buckets
 /// do not appear. Whole buckets come from candles, the partial ones at the ends of a date
 /// filter from the raw points, so a page costs a few index reads whatever the history's size.
-pub(super) fn bucketed(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery, width: Micros, keys: Option<&CandleKeys>) -> Result<Page<PricePoint>> {
+pub(super) fn bucketed(
+    c: &mut dyn Conn,
+    scope: &Scope,
+    q: &PriceQuery,
+    width: Micros,
+    keys: Option<&CandleKeys>,
+) -> Result<Page<PricePoint>> {
     let parts = split(q.from, q.to, width);
     let mut ends = partial_buckets(c, scope, [parts.partial_lo, parts.partial_hi], width)?;
     if q.direction == Direction::Desc {

@@ -3,10 +3,10 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use super::volume_between;
 use super::Scope;
 use crate::domain::candle::{bucket_start, HOUR, MINUTE};
 use crate::domain::time::Micros;
-use super::volume_between;
 use crate::error::{Error, Result};
 use crate::store::sql::{Conn, Param};
 
@@ -142,7 +142,9 @@ impl MarketCandleKeys {
 
 /// Columns that read a market's last hourly candle key, its id being parameter `$market`.
 pub(super) fn last_candle_columns(market: usize) -> String {
-    let last = |column: &str| format!("(SELECT {column} FROM price_candles WHERE market_id = ${market} AND width = {HOUR} ORDER BY start DESC, outcome_id DESC LIMIT 1)");
+    let last = |column: &str| {
+        format!("(SELECT {column} FROM price_candles WHERE market_id = ${market} AND width = {HOUR} ORDER BY start DESC, outcome_id DESC LIMIT 1)")
+    };
     format!("{} AS last_start, {} AS last_outcome", last("start"), last("outcome_id"))
 }
 
@@ -209,7 +211,9 @@ impl CandleKeys {
                 n - 1
             ));
         }
-        let last = format!("(SELECT start FROM price_candles WHERE market_id = $1 AND width = {HOUR} ORDER BY start DESC, outcome_id DESC LIMIT 1)");
+        let last = format!(
+            "(SELECT start FROM price_candles WHERE market_id = $1 AND width = {HOUR} ORDER BY start DESC, outcome_id DESC LIMIT 1)"
+        );
         let rows = c.query(&format!("SELECT {last} AS last_start, minutes.* FROM ({}) AS minutes RIGHT JOIN (SELECT 1) AS one ON true ORDER BY minutes.start, minutes.outcome_id", selects.join(" UNION ALL ")), &params)?;
         let Some(last_start) = rows.first().map(|r| r.opt_int(0)).transpose()?.flatten() else { return Ok(found) };
         let mut loaded: HashMap<Micros, HourMinutes> = HashMap::new();
@@ -283,7 +287,9 @@ impl CandleKeys {
         }
         let keys = named
             .into_iter()
-            .map(|(start, outcome)| outcomes.binary_search(&outcome).map(|i| (start, i as u32)).map_err(|_| Error::internal("candle outcome not kept")))
+            .map(|(start, outcome)| {
+                outcomes.binary_search(&outcome).map(|i| (start, i as u32)).map_err(|_| Error::internal("candle outcome not kept"))
+            })
             .collect::<Result<Vec<_>>>()?;
         let mut kept = self.kept.lock().map_err(Error::internal)?;
         if let Some(old) = kept.markets.remove(market_id) {

@@ -67,7 +67,11 @@ pub(crate) fn holdings(c: &mut dyn Conn, q: &HoldingsQuery) -> Result<Page<Holdi
             _ => pa.created_at.cmp(&pb.created_at),
         }
         .then_with(|| pa.id.cmp(&pb.id));
-        if q.sort.direction == Direction::Desc { key.reverse() } else { key }
+        if q.sort.direction == Direction::Desc {
+            key.reverse()
+        } else {
+            key
+        }
     });
     let total = valued.len() as i64;
     let start = ((q.page.page - 1) * q.page.per_page) as usize;

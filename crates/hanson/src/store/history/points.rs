@@ -23,13 +23,23 @@ pub fn record_prices(c: &mut dyn Conn, market_id: &str, points: &[NewPricePoint<
 
 /// Inserts a trade's price points; returns the candle rows they make, to upsert.
 pub(crate) fn insert_price_points(c: &mut dyn Conn, market_id: &str, points: &[NewPricePoint<'_>], at: Micros) -> Result<Vec<Candle>> {
-    let totals_after =
-        points.iter().map(|p| p.total_before.checked_add(p.volume).ok_or_else(|| Error::internal("volume total overflow"))).collect::<Result<Vec<_>>>()?;
+    let totals_after = points
+        .iter()
+        .map(|p| p.total_before.checked_add(p.volume).ok_or_else(|| Error::internal("volume total overflow")))
+        .collect::<Result<Vec<_>>>()?;
     let mut params: Vec<Param<'_>> = Vec::with_capacity(points.len() * 6);
     for (p, after) in points.iter().zip(&totals_after) {
-        params.extend([Param::Text(market_id), Param::Text(p.outcome_id), Param::Money(p.price), Param::Money(p.volume), Param::Money(*after), Param::Int(at)]);
+        params.extend([
+            Param::Text(market_id),
+            Param::Text(p.outcome_id),
+            Param::Money(p.price),
+            Param::Money(p.volume),
+            Param::Money(*after),
+            Param::Int(at),
+        ]);
     }
-    let sql = format!("INSERT INTO price_points (market_id, outcome_id, price, volume, cum_volume, at) VALUES {}", value_rows(points.len(), 6));
+    let sql =
+        format!("INSERT INTO price_points (market_id, outcome_id, price, volume, cum_volume, at) VALUES {}", value_rows(points.len(), 6));
     c.exec_later(&sql, &params)?;
     let mut candles = Vec::with_capacity(points.len() * CANDLE_WIDTHS.len());
     for width in CANDLE_WIDTHS {

@@ -159,8 +159,7 @@ fn markets_by_id_reads<'a>(c: &dyn Conn, ids: &'a [&'a str], pools: &'a [String]
 pub(crate) fn markets_from(mut rows: Vec<Vec<Row>>) -> Result<Vec<Market>> {
     // The lock's rows, if it was read, come first and say nothing more.
     let last = rows.split_off(rows.len().saturating_sub(3));
-    let [market_rows, outcome_rows, pool_rows] =
-        <[Vec<Row>; 3]>::try_from(last).map_err(|_| Error::internal("the markets' reads"))?;
+    let [market_rows, outcome_rows, pool_rows] = <[Vec<Row>; 3]>::try_from(last).map_err(|_| Error::internal("the markets' reads"))?;
     let markets = market_rows.iter().map(Market::from_row).collect::<Result<Vec<_>>>()?;
     with_details(markets, &outcome_rows, &pool_rows)
 }
@@ -174,7 +173,8 @@ pub(crate) fn changed_markets_reads<'a>(markets: &'a [(&'a str, i64)]) -> Vec<(S
     let padded = markets.len().next_power_of_two();
     // The lock's list padded as `id_list` pads it (repeating the last id).
     let last = markets.last().map_or("", |(id, _)| *id);
-    let lock_params: Vec<Param<'a>> = markets.iter().map(|(id, _)| *id).chain(std::iter::repeat(last)).take(padded).map(Param::Text).collect();
+    let lock_params: Vec<Param<'a>> =
+        markets.iter().map(|(id, _)| *id).chain(std::iter::repeat(last)).take(padded).map(Param::Text).collect();
     // The revisions' list padded with a row that matches no market: a repeated row would
     // return its market twice.
     let padding = std::iter::repeat_n(("", -1), padded - markets.len());
@@ -183,7 +183,10 @@ pub(crate) fn changed_markets_reads<'a>(markets: &'a [(&'a str, i64)]) -> Vec<(S
     let changed = format!("WITH k(id, revision) AS (VALUES {})", value_rows(padded, 2));
     vec![
         (format!("SELECT id FROM markets WHERE id IN ({}) ORDER BY id FOR UPDATE", placeholders(1, padded)), lock_params),
-        (format!("{changed} SELECT {MARKET_COLUMNS} {MARKET_FROM} JOIN k ON k.id = m.id WHERE m.revision <> k.revision"), pair_params.clone()),
+        (
+            format!("{changed} SELECT {MARKET_COLUMNS} {MARKET_FROM} JOIN k ON k.id = m.id WHERE m.revision <> k.revision"),
+            pair_params.clone(),
+        ),
         (
             format!(
                 "{changed} SELECT o.id, o.market_id, o.outcome_index, o.title, o.description, o.images, o.total_shares, o.total_volume \

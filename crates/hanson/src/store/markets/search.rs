@@ -203,7 +203,18 @@ impl SearchCache {
     /// catalog: the markets `q`'s filters admit, and with a text query only those it matches.
     /// None when the base list, the catalog or the matches are no longer current.
     #[allow(clippy::too_many_arguments)]
-    fn derive_list(&self, key: String, versions: Versions, valid_until: Micros, base_key: &str, filters_key: &str, set_versions: Versions, q: &SearchMarkets, now: Micros, window: Window) -> Option<(Vec<Arc<str>>, i64)> {
+    fn derive_list(
+        &self,
+        key: String,
+        versions: Versions,
+        valid_until: Micros,
+        base_key: &str,
+        filters_key: &str,
+        set_versions: Versions,
+        q: &SearchMarkets,
+        now: Micros,
+        window: Window,
+    ) -> Option<(Vec<Arc<str>>, i64)> {
         let (base, catalog, matching) = {
             let inner = self.lock();
             let base = inner.lists.get(base_key)?.current(versions, now)?;
@@ -372,7 +383,13 @@ pub(crate) struct SearchPage<T> {
 /// A page of a market search at `now`. The versions it reads are shared with the searches
 /// arriving at the same time, each still getting versions read after it arrived. A page whose
 /// list and renderings are current under them is served from memory; the rest in one read.
-pub(crate) async fn search<R>(store: &Store, cache: Arc<SearchCache>, q: SearchMarkets, now: Micros, renderings: Arc<R>) -> Result<SearchPage<R::Item>>
+pub(crate) async fn search<R>(
+    store: &Store,
+    cache: Arc<SearchCache>,
+    q: SearchMarkets,
+    now: Micros,
+    renderings: Arc<R>,
+) -> Result<SearchPage<R::Item>>
 where
     R: Renderings + Send + Sync + 'static,
     R::Item: Send + 'static,
@@ -431,7 +448,13 @@ fn sort_column(field: &str) -> &'static str {
 
 /// A page served from the cache alone: its list and every rendering on it are current under
 /// `current`.
-fn cached_page<R: Renderings>(cache: &SearchCache, q: &SearchMarkets, now: Micros, renderings: &R, current: MarketVersions) -> Option<SearchPage<R::Item>> {
+fn cached_page<R: Renderings>(
+    cache: &SearchCache,
+    q: &SearchMarkets,
+    now: Micros,
+    renderings: &R,
+    current: MarketVersions,
+) -> Option<SearchPage<R::Item>> {
     let list = ListAddress::of(q);
     let (ids, total) = cache.page(&list.key, list.versions(current), now, list.window)?;
     let hits = renderings
@@ -447,16 +470,21 @@ fn cached_page<R: Renderings>(cache: &SearchCache, q: &SearchMarkets, now: Micro
 
 /// A page of a market search under versions read before it, reusing the caller's renderings
 /// where they are current.
-fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &SearchMarkets, now: Micros, renderings: &R, current: MarketVersions) -> Result<SearchPage<R::Item>> {
+fn search_markets<R: Renderings>(
+    c: &mut dyn Conn,
+    cache: &SearchCache,
+    q: &SearchMarkets,
+    now: Micros,
+    renderings: &R,
+    current: MarketVersions,
+) -> Result<SearchPage<R::Item>> {
     let mut clauses: Vec<String> = Vec::new();
     let mut params: Vec<Param<'_>> = Vec::new();
     let pattern = q.search_query.as_deref().map(like_pattern);
     // SQLite's trigram index needs at least three characters; PostgreSQL's trigram indexes
     // serve the LIKE itself.
     let fts_phrase = match (c.dialect(), q.search_query.as_deref()) {
-        (Dialect::Sqlite, Some(query)) if query.chars().count() >= 3 => {
-            Some(format!("\"{}\"", query.to_lowercase().replace('"', "\"\"")))
-        }
+        (Dialect::Sqlite, Some(query)) if query.chars().count() >= 3 => Some(format!("\"{}\"", query.to_lowercase().replace('"', "\"\""))),
         _ => None,
     };
     if let Some(v) = &q.provider_id {
@@ -538,7 +566,9 @@ fn search_markets<R: Renderings>(c: &mut dyn Conn, cache: &SearchCache, q: &Sear
                     let ids = c.query(&sql, &params)?.iter().map(|r| r.text(0)).collect::<Result<Vec<_>>>()?;
                     cache.put_matches(filters_key.clone(), catalog_versions, valid_until, ids);
                 }
-                if let Some(page) = cache.derive_list(key.clone(), versions, valid_until, &base_key, &filters_key, catalog_versions, q, now, window) {
+                if let Some(page) =
+                    cache.derive_list(key.clone(), versions, valid_until, &base_key, &filters_key, catalog_versions, q, now, window)
+                {
                     return Ok(page);
                 }
             }

@@ -27,9 +27,9 @@ use tokio::sync::oneshot;
 use super::conn::PgConn;
 use super::pool::Pool;
 use super::{pg_error, InUse, BEGIN_WRITE, PLAN_ONCE};
+use crate::error::{Error, Result};
 use crate::store::batch::{self, BatchRows, CommittedRows, MarketCopies, TradeKeys};
 use crate::store::sql::{Conn, Row};
-use crate::error::{Error, Result};
 
 /// Most trades one batch carries. Replies wait for the whole batch, so a batch stays small
 /// enough that its first trade is not held long.
@@ -121,9 +121,7 @@ where
     F: FnOnce(&mut dyn Conn, Option<&mut BatchRows>) -> Result<T> + Clone + Send + 'static,
 {
     let (reply, answer) = oneshot::channel();
-    queue
-        .send(Box::new(Waiting { keys, op, result: None, reply }))
-        .map_err(|_| Error::internal("the PostgreSQL trade batcher stopped"))?;
+    queue.send(Box::new(Waiting { keys, op, result: None, reply })).map_err(|_| Error::internal("the PostgreSQL trade batcher stopped"))?;
     answer.await.map_err(|_| Error::internal("the PostgreSQL trade batcher dropped a trade"))?
 }
 
@@ -193,11 +191,8 @@ impl Pool {
                 Ok(waited_us) => {
                     // Trades that arrived while another node's batch held the lock join this
                     // one (without them, two nodes took turns with half-sized batches).
-                    let late: Vec<_> = if waited_us > OTHER_BATCH_US {
-                        waiting.try_iter().take(MAX_BATCH - members.len()).collect()
-                    } else {
-                        Vec::new()
-                    };
+                    let late: Vec<_> =
+                        if waited_us > OTHER_BATCH_US { waiting.try_iter().take(MAX_BATCH - members.len()).collect() } else { Vec::new() };
                     let late_keys: Vec<TradeKeys> = late.iter().map(|m| m.keys().clone()).collect();
                     members.extend(late);
                     (late_keys.is_empty() || batch::preload(&mut conn, &mut rows, &late_keys, None, known).is_ok(), waited_us)

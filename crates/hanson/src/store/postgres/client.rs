@@ -92,10 +92,7 @@ impl Client {
     /// Runs the statements in order in one round trip and returns each one's rows. The
     /// server runs none after one that fails inside a transaction (it is then aborted); the
     /// first error is returned.
-    pub(super) fn query_all(
-        &mut self,
-        queries: &[(&Statement, Vec<&(dyn ToSql + Sync)>)],
-    ) -> Result<Vec<Vec<Row>>, Error> {
+    pub(super) fn query_all(&mut self, queries: &[(&Statement, Vec<&(dyn ToSql + Sync)>)]) -> Result<Vec<Vec<Row>>, Error> {
         // Each query is sent when first polled, and `join_all` polls them in order before
         // waiting on any.
         let inner = &self.inner;
@@ -107,11 +104,7 @@ impl Client {
     /// Runs the statements in order and then `last` (simple protocol), in one round trip.
     /// Returns the first error; the server runs no statement after one that fails inside a
     /// transaction, and a COMMIT as `last` then rolls it back.
-    pub(super) fn execute_all_then(
-        &mut self,
-        statements: &[(&Statement, Vec<&(dyn ToSql + Sync)>)],
-        last: &str,
-    ) -> Result<(), Error> {
+    pub(super) fn execute_all_then(&mut self, statements: &[(&Statement, Vec<&(dyn ToSql + Sync)>)], last: &str) -> Result<(), Error> {
         // Sent in the order polled, as in `query_all`: the statements, then `last`.
         let inner = &self.inner;
         let all = futures_util::future::join(
@@ -132,7 +125,12 @@ impl Client {
 
 /// Runs `request`, with the statement [`Client::begin_with_next`] kept, if any, sent
 /// ahead of it in the same round trip; its error comes first.
-fn run<T>(runtime: &Runtime, inner: &tokio_postgres::Client, ahead: Option<&str>, request: impl Future<Output = Result<T, Error>>) -> Result<T, Error> {
+fn run<T>(
+    runtime: &Runtime,
+    inner: &tokio_postgres::Client,
+    ahead: Option<&str>,
+    request: impl Future<Output = Result<T, Error>>,
+) -> Result<T, Error> {
     match ahead {
         None => runtime.block_on(request),
         Some(ahead) => {

@@ -4,9 +4,9 @@
 use ::postgres::types::{ToSql, Type};
 use ::postgres::Statement;
 
-use super::{Failure, PooledClient};
 use super::types::{args, array_insert, array_values, as_param, column, natural_type, owned, ArrayRows};
 use super::{pg_error, BEGIN_READ_PLANNED_ONCE, PLAN_ONCE, STATEMENT_CACHE};
+use super::{Failure, PooledClient};
 use crate::error::{Error, Result};
 use crate::store::sql::{Conn, Dialect, Param, Row, Value};
 

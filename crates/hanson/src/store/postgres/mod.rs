@@ -30,8 +30,8 @@ use ::postgres::error::SqlState;
 use ::postgres::fallible_iterator::FallibleIterator;
 use ::postgres::types::Type;
 use ::postgres::{NoTls, Statement};
-use std::collections::HashMap;
 use client::Client;
+use std::collections::HashMap;
 use tokio::sync::Semaphore;
 use tokio_postgres::Config;
 
@@ -42,8 +42,6 @@ use crate::store::settings::StoreOptions;
 use crate::store::sql::Conn;
 use pool::Pool;
 
-
-
 /// One file per migrations/sqlite file, same number, same tables and columns.
 const MIGRATIONS: &[(i64, &str)] = &[
     (1, include_str!("../../../migrations/postgres/0001_foundation.sql")),
@@ -53,7 +51,13 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (5, include_str!("../../../migrations/postgres/0005_price_volume_totals.sql")),
     (6, include_str!("../../../migrations/postgres/0006_market_search.sql")),
     (7, include_str!("../../../migrations/postgres/0007_market_sort_indexes.sql")),
-    (8, concat!(include_str!("../../../migrations/postgres/0008_price_candles.sql"), include_str!("../../../migrations/price_candles_backfill.sql"))),
+    (
+        8,
+        concat!(
+            include_str!("../../../migrations/postgres/0008_price_candles.sql"),
+            include_str!("../../../migrations/price_candles_backfill.sql")
+        ),
+    ),
     (9, include_str!("../../../migrations/postgres/0009_market_set_version.sql")),
     (10, include_str!("../../../migrations/postgres/0010_market_filter_sort_indexes.sql")),
     (11, include_str!("../../../migrations/postgres/0011_search_revisions.sql")),
@@ -230,8 +234,7 @@ impl PostgresBackend {
     /// Parses the URL, connects and migrates; fails with a readable error, never a panic.
     pub(crate) fn open(url: &str, options: &StoreOptions) -> Result<Self> {
         // The parser's messages never echo the URL, so a password cannot leak through them.
-        let mut config = Config::from_str(url)
-            .map_err(|e| Error::internal(format!("invalid PostgreSQL URL: {e}")))?;
+        let mut config = Config::from_str(url).map_err(|e| Error::internal(format!("invalid PostgreSQL URL: {e}")))?;
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
         }
@@ -249,9 +252,7 @@ impl PostgresBackend {
         // The sync client drives its own runtime, which must not run inside an async context
         // (`Store::open` is called from one); a plain thread is always safe.
         let worker = pool.clone();
-        std::thread::spawn(move || worker.migrate())
-            .join()
-            .map_err(|_| Error::internal("PostgreSQL migration thread panicked"))??;
+        std::thread::spawn(move || worker.migrate()).join().map_err(|_| Error::internal("PostgreSQL migration thread panicked"))??;
         let trades = batch::start(pool.clone())?;
         let reader_pool = pool.clone();
         let reads = readers::start("pg-reader", max, move |queue| run_reader(&reader_pool, queue))?;
@@ -316,10 +317,7 @@ fn run_reader(pool: &Pool, queue: &ReadQueue<ReadJob>) {
 
 /// A few milliseconds, growing and jittered so racing writers stop colliding.
 fn backoff(attempt: u32) {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
     let ms = (1u64 << attempt.min(6)) + u64::from(nanos % 4);
     std::thread::sleep(Duration::from_millis(ms));
 }

@@ -86,7 +86,8 @@ pub(crate) fn decode(raw: &[u8]) -> Result<u128, String> {
     // The integer digits, then a zero digit for each power the trailing zeros left out.
     let sent = digits().take(integer_digits).map(|d| d as u128);
     let left_out = std::iter::repeat_n(0, integer_digits.saturating_sub(ndigits));
-    sent.chain(left_out).try_fold(0u128, |value, digit| value.checked_mul(NBASE).and_then(|v| v.checked_add(digit)))
+    sent.chain(left_out)
+        .try_fold(0u128, |value, digit| value.checked_mul(NBASE).and_then(|v| v.checked_add(digit)))
         .ok_or_else(|| "amount exceeds the supported maximum".into())
 }
 

@@ -11,10 +11,10 @@ use tokio_postgres::Config;
 use super::client::{Client, ConnectError};
 use super::conn::PgConn;
 use super::PooledClient;
-use ::postgres::types::Type;
 use super::{backoff, pg_error, retry_cause, BEGIN_READ, BEGIN_WRITE, MIGRATIONS, MIGRATION_LOCK, TRUSTED_IDLE, WRITE_ATTEMPTS};
 use crate::error::{Error, Result};
 use crate::store::sql::Conn;
+use ::postgres::types::Type;
 
 pub(super) struct Pool {
     pub(super) config: Config,
@@ -112,10 +112,7 @@ impl Pool {
             .unwrap_or_else(|_| Err(Error::internal("store operation panicked")));
         let failure = conn.failure.take();
         // A connection lost before COMMIT was sent committed nothing: safe to run again.
-        let retry = failure
-            .as_ref()
-            .and_then(|f| retry_cause(f.code.as_ref()))
-            .or_else(|| pc.client.is_closed().then_some("connection"));
+        let retry = failure.as_ref().and_then(|f| retry_cause(f.code.as_ref())).or_else(|| pc.client.is_closed().then_some("connection"));
         let outcome = match (result, failure) {
             // PostgreSQL aborts the whole transaction on a failed statement, and COMMIT would
             // then silently roll back: an op that swallowed an error cannot succeed here.
@@ -162,15 +159,12 @@ impl Pool {
                 let count: i64 = client.query(&applied, &[version])?.first().map_or(0, |row| row.get(0));
                 if count == 0 {
                     client.batch_execute(sql)?;
-                    client.batch_execute(&format!(
-                        "INSERT INTO schema_migrations (version, applied_at) VALUES ({version}, {now})"
-                    ))?;
+                    client.batch_execute(&format!("INSERT INTO schema_migrations (version, applied_at) VALUES ({version}, {now})"))?;
                 }
             }
             client.batch_execute("COMMIT")
         };
-        run(&mut pc.client)
-            .map_err(|e| Error::internal(format!("migrating PostgreSQL at {}: {}", self.target, pg_error(&e))))?;
+        run(&mut pc.client).map_err(|e| Error::internal(format!("migrating PostgreSQL at {}: {}", self.target, pg_error(&e))))?;
         self.give_back(pc, true);
         Ok(())
     }

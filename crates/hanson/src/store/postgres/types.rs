@@ -275,11 +275,14 @@ mod tests {
         );
         assert_eq!(
             format!("{:?}", rows.arrays()),
-            format!("{:?}", vec![
-                vec![Param::Text("it's"), Param::Text("b")],
-                vec![Param::Money(u128::MAX), Param::Money(1)],
-                vec![Param::Blob(&[0, 0xff]), Param::Null],
-            ])
+            format!(
+                "{:?}",
+                vec![
+                    vec![Param::Text("it's"), Param::Text("b")],
+                    vec![Param::Money(u128::MAX), Param::Money(1)],
+                    vec![Param::Blob(&[0, 0xff]), Param::Null],
+                ]
+            )
         );
         let other_table = ArrayRows::new("INSERT INTO u (a, b, c, d)", "", 4, &second).unwrap();
         assert!(rows.merge(other_table).is_err());

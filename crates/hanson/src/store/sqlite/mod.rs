@@ -26,15 +26,14 @@ use std::sync::{mpsc, Arc};
 use rusqlite::{Connection, OpenFlags};
 use tokio::sync::oneshot;
 
-use checkpoints::{note_wal_frames, Checkpointer, WAL_SIZE_LIMIT};
-use conn::{run_cached, SqliteConn};
-use flusher::Flusher;
-use writer::run_writer;
 use crate::error::{Error, Result};
 use crate::store::batch::BatchRows;
 use crate::store::readers::{self, ReadQueue};
 use crate::store::sql::Conn;
-
+use checkpoints::{note_wal_frames, Checkpointer, WAL_SIZE_LIMIT};
+use conn::{run_cached, SqliteConn};
+use flusher::Flusher;
+use writer::run_writer;
 
 const MIGRATIONS: &[(i64, &str)] = &[
     (1, include_str!("../../../migrations/sqlite/0001_foundation.sql")),
@@ -44,7 +43,13 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (5, include_str!("../../../migrations/sqlite/0005_price_volume_totals.sql")),
     (6, include_str!("../../../migrations/sqlite/0006_market_search.sql")),
     (7, include_str!("../../../migrations/sqlite/0007_market_sort_indexes.sql")),
-    (8, concat!(include_str!("../../../migrations/sqlite/0008_price_candles.sql"), include_str!("../../../migrations/price_candles_backfill.sql"))),
+    (
+        8,
+        concat!(
+            include_str!("../../../migrations/sqlite/0008_price_candles.sql"),
+            include_str!("../../../migrations/price_candles_backfill.sql")
+        ),
+    ),
     (9, include_str!("../../../migrations/sqlite/0009_market_set_version.sql")),
     (10, include_str!("../../../migrations/sqlite/0010_market_filter_sort_indexes.sql")),
     (11, include_str!("../../../migrations/sqlite/0011_search_revisions.sql")),
@@ -145,15 +150,9 @@ fn open_as(path: &Path, read_only: bool, vfs: Option<&str>) -> Result<Connection
 fn migrate(conn: &Connection) -> Result<()> {
     conn.execute_batch("BEGIN IMMEDIATE")?;
     let result = (|| -> Result<()> {
-        conn.execute_batch(
-            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)",
-        )?;
+        conn.execute_batch("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)")?;
         for (version, sql) in MIGRATIONS {
-            let applied: i64 = conn.query_row(
-                "SELECT count(*) FROM schema_migrations WHERE version = ?1",
-                [version],
-                |r| r.get(0),
-            )?;
+            let applied: i64 = conn.query_row("SELECT count(*) FROM schema_migrations WHERE version = ?1", [version], |r| r.get(0))?;
             if applied == 0 {
                 conn.execute_batch(sql)?;
                 conn.execute(
@@ -177,8 +176,7 @@ fn migrate(conn: &Connection) -> Result<()> {
 impl SqliteBackend {
     /// Opens (creating if missing) and migrates the database, then starts the writer thread.
     pub(crate) fn open(url: &str) -> Result<Self> {
-        let path = path_from_url(url)
-            .ok_or_else(|| Error::internal(format!("not a sqlite URL: {url}")))?;
+        let path = path_from_url(url).ok_or_else(|| Error::internal(format!("not a sqlite URL: {url}")))?;
         let writer = open_writer(&path)?;
         migrate(&writer)?;
         // Planner statistics: without them SQLite picks poor indexes for combined filters

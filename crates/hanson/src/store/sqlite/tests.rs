@@ -1,10 +1,10 @@
 //! The writer's group commit: what a failed job takes back, and what it spares.
 
-use super::*;
 use super::checkpoints::{CHECKPOINT_FRAMES, MAX_FRAMES};
+use super::*;
 use crate::error::{Error, Result};
-use crate::store::settings::Undo;
 use crate::store::batch::BatchRows;
+use crate::store::settings::Undo;
 use crate::store::sql::{Conn, Param};
 
 async fn scratch_backend(dir: &tempfile::TempDir) -> SqliteBackend {
@@ -19,10 +19,7 @@ fn insert(c: &mut dyn Conn, name: &str) -> Result<u64> {
 }
 
 async fn names(backend: &SqliteBackend) -> Vec<String> {
-    backend
-        .read(|c| c.query("SELECT name FROM scratch ORDER BY name", &[])?.iter().map(|r| r.text(0)).collect())
-        .await
-        .expect("read")
+    backend.read(|c| c.query("SELECT name FROM scratch ORDER BY name", &[])?.iter().map(|r| r.text(0)).collect()).await.expect("read")
 }
 
 /// Submits `first` and then eight savepoint writes at once, so that they tend to share a
@@ -117,7 +114,14 @@ async fn a_write_without_savepoint_that_fails_after_changing_kept_rows_takes_its
     // Hold the writer so that the next jobs queue up and share one batch.
     let blocker = tokio::spawn({
         let backend = backend.clone();
-        async move { backend.write(Undo::Savepoint, |_, _| { std::thread::sleep(std::time::Duration::from_millis(200)); Ok(()) }).await }
+        async move {
+            backend
+                .write(Undo::Savepoint, |_, _| {
+                    std::thread::sleep(std::time::Duration::from_millis(200));
+                    Ok(())
+                })
+                .await
+        }
     });
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     let (spoiled, mates) = with_batch_mates(&backend, |_, rows| {

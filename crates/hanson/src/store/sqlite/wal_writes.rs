@@ -95,7 +95,13 @@ static METHODS: ffi::sqlite3_io_methods = ffi::sqlite3_io_methods {
     xUnfetch: Some(unfetch),
 };
 
-unsafe extern "C" fn open(vfs: *mut ffi::sqlite3_vfs, name: ffi::sqlite3_filename, file: *mut ffi::sqlite3_file, flags: c_int, out_flags: *mut c_int) -> c_int {
+unsafe extern "C" fn open(
+    vfs: *mut ffi::sqlite3_vfs,
+    name: ffi::sqlite3_filename,
+    file: *mut ffi::sqlite3_file,
+    flags: c_int,
+    out_flags: *mut c_int,
+) -> c_int {
     let default = (*vfs).pAppData.cast::<ffi::sqlite3_vfs>();
     let Some(real_open) = (*default).xOpen else { return ffi::SQLITE_ERROR };
     let layered = (flags & (ffi::SQLITE_OPEN_MAIN_DB | ffi::SQLITE_OPEN_WAL)) != 0;
@@ -210,7 +216,11 @@ unsafe extern "C" fn close(file: *mut ffi::sqlite3_file) -> c_int {
         None => ffi::SQLITE_OK,
     };
     std::ptr::drop_in_place(&mut layer.held);
-    if written != ffi::SQLITE_OK { written } else { closed }
+    if written != ffi::SQLITE_OK {
+        written
+    } else {
+        closed
+    }
 }
 
 unsafe extern "C" fn write(file: *mut ffi::sqlite3_file, data: *const c_void, amount: c_int, offset: i64) -> c_int {
@@ -454,11 +464,19 @@ mod tests {
         writer.execute_batch("ROLLBACK").expect("rollback");
         // Another connection writes the WAL where the spilled frames went.
         let other = Connection::open(&path).expect("other");
-        other.execute_batch("BEGIN; INSERT INTO t (k, v) VALUES (-1, 'other'); INSERT INTO t (k, v) VALUES (-2, 'other'); COMMIT").expect("other commit");
+        other
+            .execute_batch("BEGIN; INSERT INTO t (k, v) VALUES (-1, 'other'); INSERT INTO t (k, v) VALUES (-2, 'other'); COMMIT")
+            .expect("other commit");
         writer.execute("INSERT INTO t (k, v) VALUES (1, 'writer')", []).expect("writer commit");
         assert_eq!(count(&other), 3);
         let copy = recovered_copy(dir.path(), &path);
-        let keys: Vec<i64> = copy.prepare("SELECT k FROM t ORDER BY k").expect("prepare").query_map([], |r| r.get(0)).expect("query").collect::<Result<_, _>>().expect("keys");
+        let keys: Vec<i64> = copy
+            .prepare("SELECT k FROM t ORDER BY k")
+            .expect("prepare")
+            .query_map([], |r| r.get(0))
+            .expect("query")
+            .collect::<Result<_, _>>()
+            .expect("keys");
         assert_eq!(keys, vec![-2, -1, 1]);
         assert_intact(&copy);
     }

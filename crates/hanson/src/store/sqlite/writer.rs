@@ -61,8 +61,7 @@ impl SqliteBackend {
 }
 
 fn run_caught<T>(conn: &mut SqliteConn, op: impl FnOnce(&mut dyn Conn) -> Result<T>) -> Result<T> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| op(conn)))
-        .unwrap_or_else(|_| Err(Error::internal("store operation panicked")))
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| op(conn))).unwrap_or_else(|_| Err(Error::internal("store operation panicked")))
 }
 
 fn run_in_savepoint<T>(conn: &mut SqliteConn, op: impl FnOnce(&mut dyn Conn) -> Result<T>) -> Result<T> {

@@ -114,7 +114,9 @@ impl AsyncApi {
                     if let Some(k) = r.strip_prefix("#/components/messages/") {
                         key = Some(k.to_string());
                     }
-                    message = document.pointer(r.strip_prefix('#').unwrap_or(r)).unwrap_or_else(|| panic!("unresolved $ref {r} in the AsyncAPI document"));
+                    message = document
+                        .pointer(r.strip_prefix('#').unwrap_or(r))
+                        .unwrap_or_else(|| panic!("unresolved $ref {r} in the AsyncAPI document"));
                 }
                 let key = key.unwrap_or_else(|| panic!("operation {name}: message {reference} is not a component message"));
                 let message_name = message["name"].as_str().unwrap_or_else(|| panic!("message {key} has no name"));

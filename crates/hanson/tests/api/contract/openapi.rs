@@ -79,10 +79,7 @@ fn deref(value: &'static Value) -> &'static Value {
 /// The documented response for `status`: exact code, then `4XX`-style range, then `default`.
 fn documented_response(op: &'static Value, status: u16) -> Option<&'static Value> {
     let responses = op.get("responses")?;
-    [status.to_string(), format!("{}XX", status / 100), "default".to_string()]
-        .iter()
-        .find_map(|key| responses.get(key))
-        .map(deref)
+    [status.to_string(), format!("{}XX", status / 100), "default".to_string()].iter().find_map(|key| responses.get(key)).map(deref)
 }
 
 fn is_json(media_type: &str) -> bool {

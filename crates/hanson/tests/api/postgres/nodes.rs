@@ -34,10 +34,8 @@ async fn nodes_starting_together_migrate_once() {
     }
     let files = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations/postgres")).unwrap().count() as i64;
     let store = Store::open(&db.url).unwrap();
-    let row = store
-        .read(|c| c.query_one("SELECT count(*), count(DISTINCT version), max(version) FROM schema_migrations", &[]))
-        .await
-        .unwrap();
+    let row =
+        store.read(|c| c.query_one("SELECT count(*), count(DISTINCT version), max(version) FROM schema_migrations", &[])).await.unwrap();
     assert_eq!(row.0, vec![Value::Int(files), Value::Int(files), Value::Int(files)]);
 }
 
@@ -124,9 +122,10 @@ async fn one_pooled_connection_serves_concurrent_reads_and_writes() {
     let address = "0x00000000000000000000000000000000000000d2";
     let requests = (0..48u128).map(|i| {
         let request = match i % 3 {
-            0 => app.client.post(format!("{base}/v1/providers/wallets/deposits")).json(
-                &json!({ "wallet_address": address, "token_id": token_id, "amount": (i + 1).to_string(), "reference": uuid() }),
-            ),
+            0 => app
+                .client
+                .post(format!("{base}/v1/providers/wallets/deposits"))
+                .json(&json!({ "wallet_address": address, "token_id": token_id, "amount": (i + 1).to_string(), "reference": uuid() })),
             1 => app.client.get(format!("{base}/v1/providers/treasury")),
             _ => app.client.post(format!("{base}/v1/markets/search")).json(&json!({})),
         };
@@ -179,10 +178,7 @@ async fn amounts_cross_the_wire_exactly() {
     values.extend((1..=38).map(|k| 10u128.pow(k) - 1));
     for v in values {
         // PostgreSQL's own text rendering of the NUMERIC we sent, and the NUMERIC read back.
-        let row = store
-            .read(move |c| c.query_one("SELECT $1, $2::text", &[Param::Money(v), Param::Money(v)]))
-            .await
-            .unwrap();
+        let row = store.read(move |c| c.query_one("SELECT $1, $2::text", &[Param::Money(v), Param::Money(v)])).await.unwrap();
         assert_eq!(row.0, vec![Value::Money(v), Value::Text(v.to_string())], "{v}");
     }
     let read = |sql: &'static str| store.read(move |c| c.query_one(sql, &[]).map(|r| r.0));

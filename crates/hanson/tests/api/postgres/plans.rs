@@ -46,7 +46,10 @@ async fn a_markets_last_seq_is_one_index_step_under_statistics_of_a_young_log() 
         .write(|c| {
             c.exec("SET LOCAL session_replication_role = replica", &[])?;
             c.exec(BARE_MARKET, &[])?;
-            c.exec("INSERT INTO events (id, type, created_at, envelope) SELECT 'u' || g, 'deposit', 0, '{}' FROM generate_series(1, 200) AS g", &[])?;
+            c.exec(
+                "INSERT INTO events (id, type, created_at, envelope) SELECT 'u' || g, 'deposit', 0, '{}' FROM generate_series(1, 200) AS g",
+                &[],
+            )?;
             c.exec("INSERT INTO events (id, market_id, seq, type, created_at, envelope) VALUES ('m1', 'm', 1, 'trade', 0, '{}')", &[])?;
             c.exec("ANALYZE events", &[])?;
             c.exec(
@@ -72,7 +75,11 @@ async fn a_markets_last_seq_is_one_index_step_under_statistics_of_a_young_log() 
             let (sql, _) = changed_seqs_read(&[("m", -1)]);
             c.exec(&format!("PREPARE changed_seqs(text, int8) AS {sql}"), &[])?;
             rows.extend(rows_read_from_events(c, "EXECUTE changed_seqs('m', -1)")?);
-            let changed = c.query("EXECUTE changed_seqs('m', -1)", &[])?.iter().map(|r| Ok((r.text(0)?, r.int(1)?))).collect::<hanson::error::Result<Vec<_>>>()?;
+            let changed = c
+                .query("EXECUTE changed_seqs('m', -1)", &[])?
+                .iter()
+                .map(|r| Ok((r.text(0)?, r.int(1)?)))
+                .collect::<hanson::error::Result<Vec<_>>>()?;
             assert_eq!(changed, vec![("m".to_string(), LATER_EVENTS + 1)]);
             c.exec("DEALLOCATE changed_seqs", &[])?;
             Ok((rows, current_seqs(c, &["m"])?, first_kept_seq(c, "m")?))
@@ -209,24 +216,27 @@ async fn price_history_plans_made_without_values_read_no_history_table_whole() {
         .await
         .expect("seed a month of points");
 
-    let query = |market: bool, interval: Option<i64>, window: Option<(i64, i64)>, page: i64, per_page: i64, direction: Direction| PriceQuery {
-        market_id: market.then(|| market_id.clone()),
-        outcome_id: (!market).then(|| outcome_id.clone()),
-        from: window.map(|w| w.0),
-        to: window.map(|w| w.1),
-        interval,
-        page: PageRequest { page, per_page },
-        direction,
-    };
+    let query =
+        |market: bool, interval: Option<i64>, window: Option<(i64, i64)>, page: i64, per_page: i64, direction: Direction| PriceQuery {
+            market_id: market.then(|| market_id.clone()),
+            outcome_id: (!market).then(|| outcome_id.clone()),
+            from: window.map(|w| w.0),
+            to: window.map(|w| w.1),
+            interval,
+            page: PageRequest { page, per_page },
+            direction,
+        };
     let week = Some((start + 3 * HOUR + 17 * MINUTE, start + (7 * 24 + 3) * HOUR + 17 * MINUTE));
     let day = Some((start + 5 * HOUR + 30 * MINUTE, start + 29 * HOUR + 30 * MINUTE));
-    let queries = [query(true, Some(HOUR), None, 8, 100, Direction::Desc),
+    let queries = [
+        query(true, Some(HOUR), None, 8, 100, Direction::Desc),
         query(false, Some(HOUR), week, 2, 100, Direction::Desc),
         query(true, Some(DAY), None, 1, 20, Direction::Asc),
         query(true, Some(5 * MINUTE), day, 3, 100, Direction::Desc),
         query(true, None, day, 20, 90, Direction::Desc),
         query(false, None, None, 30, 100, Direction::Desc),
-        query(false, None, None, 30, 100, Direction::Asc)];
+        query(false, None, None, 30, 100, Direction::Asc),
+    ];
     let (statements, totals) = store
         .read(move |c| {
             let mut recording = Recording { inner: c, statements: Vec::new() };
@@ -234,7 +244,12 @@ async fn price_history_plans_made_without_values_read_no_history_table_whole() {
             let keys = history::candle_keys::CandleKeys::default();
             let mut totals = Vec::new();
             for _ in 0..2 {
-                totals.push(queries.iter().map(|q| history::price_history(&mut recording, q, Some(&keys)).map(|p| p.pagination.total)).collect::<hanson::error::Result<Vec<_>>>()?);
+                totals.push(
+                    queries
+                        .iter()
+                        .map(|q| history::price_history(&mut recording, q, Some(&keys)).map(|p| p.pagination.total))
+                        .collect::<hanson::error::Result<Vec<_>>>()?,
+                );
             }
             Ok((recording.statements, totals))
         })
@@ -252,7 +267,10 @@ async fn price_history_plans_made_without_values_read_no_history_table_whole() {
     assert!(statements.iter().any(|(sql, _)| sql.contains("SUM(points) OVER")), "no raw seek among {statements:#?}");
     // Hourly pages before the last hour come from the kept candles after a check alone, and
     // raw pages count the minutes of settled hours from the minute candles they kept.
-    assert!(statements.iter().any(|(sql, _)| sql.starts_with("SELECT (SELECT start") && sql.ends_with("AS last_outcome")), "no check-only page among {statements:#?}");
+    assert!(
+        statements.iter().any(|(sql, _)| sql.starts_with("SELECT (SELECT start") && sql.ends_with("AS last_outcome")),
+        "no check-only page among {statements:#?}"
+    );
     assert!(statements.iter().any(|(sql, _)| sql.contains("minutes.*")), "no minutes of settled hours read among {statements:#?}");
 
     let whole_reads = store

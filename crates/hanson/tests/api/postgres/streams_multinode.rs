@@ -76,7 +76,9 @@ async fn events_reach_the_subscribers_of_every_node_within_a_second() {
     let mut tasks = tokio::task::JoinSet::new();
     for n in 0..40usize {
         let (client, base, market, t) = (client.clone(), nodes[n % 2].clone(), market.clone(), t.clone());
-        tasks.spawn(async move { bet_at(&client, &base, &market, n % 2, &t, ONE_TOKEN / 2 + n as u128).await["bet_id"].as_str().unwrap().to_string() });
+        tasks.spawn(async move {
+            bet_at(&client, &base, &market, n % 2, &t, ONE_TOKEN / 2 + n as u128).await["bet_id"].as_str().unwrap().to_string()
+        });
     }
     let mut placed = Vec::new();
     while let Some(joined) = tasks.join_next().await {

@@ -28,8 +28,13 @@ async fn two_serve_processes_trade_one_market_exactly_once() {
     // Opening positions so that sells have shares.
     for (i, t) in traders.iter().enumerate() {
         let market = if i % 4 == 0 { &side } else { &hot };
-        let (status, body) = post(&client, format!("{}/v1/markets/{}/bet", nodes[i % 2].base, market["id"].as_str().unwrap()), &t.session.access_token,
-            json!({ "session_id": t.session.session_id, "outcome_id": market["outcomes"][0]["id"], "amount": (3 * ONE_TOKEN).to_string() })).await;
+        let (status, body) = post(
+            &client,
+            format!("{}/v1/markets/{}/bet", nodes[i % 2].base, market["id"].as_str().unwrap()),
+            &t.session.access_token,
+            json!({ "session_id": t.session.session_id, "outcome_id": market["outcomes"][0]["id"], "amount": (3 * ONE_TOKEN).to_string() }),
+        )
+        .await;
         assert_eq!(status, StatusCode::OK, "{body}");
     }
 
@@ -99,7 +104,12 @@ async fn volume_order(client: &reqwest::Client, base: &str, provider_id: &str) -
         "pagination": { "page": 1, "per_page": 10 },
     });
     let page = json_of(client.post(format!("{base}/v1/markets/search")).json(&body)).await;
-    page["data"].as_array().unwrap().iter().map(|m| (m["id"].as_str().unwrap().to_string(), m["total_volume"].as_str().unwrap().to_string())).collect()
+    page["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["id"].as_str().unwrap().to_string(), m["total_volume"].as_str().unwrap().to_string()))
+        .collect()
 }
 
 /// Node B keeps volume-sorted search lists and renderings; a trade through node A must show in
@@ -122,8 +132,13 @@ async fn a_volume_search_on_one_node_shows_a_trade_through_the_other_at_once() {
     assert_eq!(volume_order(&client, &nodes[1].base, &f.provider.id).await, before);
 
     for (market, amount) in [(1usize, 2 * ONE_TOKEN), (2, 5 * ONE_TOKEN), (1, 4 * ONE_TOKEN)] {
-        let (status, body) = post(&client, format!("{}/v1/markets/{}/bet", nodes[0].base, id(market)), &session.access_token,
-            json!({ "session_id": session.session_id, "outcome_id": markets[market]["outcomes"][0]["id"], "amount": amount.to_string() })).await;
+        let (status, body) = post(
+            &client,
+            format!("{}/v1/markets/{}/bet", nodes[0].base, id(market)),
+            &session.access_token,
+            json!({ "session_id": session.session_id, "outcome_id": markets[market]["outcomes"][0]["id"], "amount": amount.to_string() }),
+        )
+        .await;
         assert_eq!(status, StatusCode::OK, "{body}");
     }
     let after = volume_order(&client, &nodes[1].base, &f.provider.id).await;
@@ -152,19 +167,32 @@ async fn trades_through_three_servers_in_turn_each_see_what_the_others_wrote() {
     let mut held: u128 = 0;
     for step in 0..12usize {
         if step == 6 {
-            let r = f.app.put(&format!("/v1/providers/markets/{market_id}"), Some(&f.provider.key), json!({ "question": "Renamed between trades?" })).await;
+            let r = f
+                .app
+                .put(&format!("/v1/providers/markets/{market_id}"), Some(&f.provider.key), json!({ "question": "Renamed between trades?" }))
+                .await;
             assert_eq!(r.status, StatusCode::OK, "{}", r.body);
         }
         let base = &bases[step % 3];
         let (status, body) = if step % 4 == 3 {
             let shares = held / 3;
-            let r = post(&client, format!("{base}/v1/markets/{market_id}/sell"), &session.access_token,
-                json!({ "session_id": session.session_id, "outcome_id": outcome, "shares_amount": shares.to_string() })).await;
+            let r = post(
+                &client,
+                format!("{base}/v1/markets/{market_id}/sell"),
+                &session.access_token,
+                json!({ "session_id": session.session_id, "outcome_id": outcome, "shares_amount": shares.to_string() }),
+            )
+            .await;
             held -= shares;
             r
         } else {
-            let r = post(&client, format!("{base}/v1/markets/{market_id}/bet"), &session.access_token,
-                json!({ "session_id": session.session_id, "outcome_id": outcome, "amount": (ONE_TOKEN + step as u128).to_string() })).await;
+            let r = post(
+                &client,
+                format!("{base}/v1/markets/{market_id}/bet"),
+                &session.access_token,
+                json!({ "session_id": session.session_id, "outcome_id": outcome, "amount": (ONE_TOKEN + step as u128).to_string() }),
+            )
+            .await;
             held += r.1["shares_purchased"].as_str().map_or(0, |s| s.parse::<u128>().unwrap());
             r
         };
@@ -173,7 +201,8 @@ async fn trades_through_three_servers_in_turn_each_see_what_the_others_wrote() {
         balance = body["balance_after"].as_str().unwrap().parse().unwrap();
     }
 
-    let holdings = f.app.post("/v1/markets/holdings/search", Some(&session.access_token), json!({ "filters": { "outcome_id": outcome } })).await.body;
+    let holdings =
+        f.app.post("/v1/markets/holdings/search", Some(&session.access_token), json!({ "filters": { "outcome_id": outcome } })).await.body;
     assert_eq!(holdings["pagination"]["total"], 1, "{holdings}");
     assert_eq!(holdings["data"][0]["shares"], held.to_string(), "{holdings}");
     let trades = trades_in_order(&f.app, market_id).await;

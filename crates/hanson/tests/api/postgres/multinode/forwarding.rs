@@ -22,7 +22,12 @@ async fn a_follower_forwards_its_trades_to_the_leader_exactly_once() {
     // by the leader (the same key straight to the leader replays the forwarded bet).
     let t = &traders[1];
     let keyed = |base: &str| {
-        client.post(bet_url(base)).bearer_auth(&t.session.access_token).header("Idempotency-Key", "forwarded-once").json(&bet_body(&t.session, &market, 1, 2 * ONE_TOKEN))
+        client.post(bet_url(base)).bearer_auth(&t.session.access_token).header("Idempotency-Key", "forwarded-once").json(&bet_body(
+            &t.session,
+            &market,
+            1,
+            2 * ONE_TOKEN,
+        ))
     };
     let through_follower = keyed(&follower.base).header("x-request-id", "forwarded-request-1").send().await.unwrap();
     assert_eq!(through_follower.status(), StatusCode::OK);
@@ -37,8 +42,14 @@ async fn a_follower_forwards_its_trades_to_the_leader_exactly_once() {
     // it arrived, so a URL leading back to a follower cannot make a loop.
     let before = committed_trades(&metrics_of(&client, &follower.base).await);
     let (status, body) = {
-        let r = client.post(bet_url(&follower.base)).bearer_auth(&t.session.access_token).header("hanson-forward-key", "0".repeat(64))
-            .json(&bet_body(&t.session, &market, 0, ONE_TOKEN)).send().await.unwrap();
+        let r = client
+            .post(bet_url(&follower.base))
+            .bearer_auth(&t.session.access_token)
+            .header("hanson-forward-key", "0".repeat(64))
+            .json(&bet_body(&t.session, &market, 0, ONE_TOKEN))
+            .send()
+            .await
+            .unwrap();
         (r.status(), r.json::<Value>().await.unwrap())
     };
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -81,7 +92,14 @@ async fn a_follower_closes_its_idle_connections_to_the_leader_before_the_leader_
     nodes.until_forwarding().await;
     let TwoNodes { client, leader, follower, market, traders, .. } = &nodes;
     let t = &traders[0];
-    let bet = || post(client, format!("{}/v1/markets/{}/bet", follower.base, market["id"].as_str().unwrap()), &t.session.access_token, bet_body(&t.session, market, 0, ONE_TOKEN / 8));
+    let bet = || {
+        post(
+            client,
+            format!("{}/v1/markets/{}/bet", follower.base, market["id"].as_str().unwrap()),
+            &t.session.access_token,
+            bet_body(&t.session, market, 0, ONE_TOKEN / 8),
+        )
+    };
 
     // A trade every 100 ms keeps a connection open.
     let before = forwarded(client, &follower.base).await;
@@ -119,7 +137,8 @@ async fn only_the_leaders_own_key_lifts_the_rate_limits() {
     assert_eq!(key.len(), 64);
 
     let status_with = |key: String| {
-        let request = client.get(format!("{}/healthz", leader.base)).header("hanson-forward-key", key).header("hanson-client-ip", "203.0.113.9");
+        let request =
+            client.get(format!("{}/healthz", leader.base)).header("hanson-forward-key", key).header("hanson-client-ip", "203.0.113.9");
         async move { request.send().await.unwrap().status() }
     };
     // A burst of 2 (of which the waiting for the lead took some): a forged key earns nothing.
@@ -188,11 +207,20 @@ async fn when_the_leader_dies_a_follower_leads_and_no_acknowledged_trade_is_lost
     until_leading(&client, &follower.base).await;
     // The kill fell among the trades: some reached no leader, or got no answer.
     let text = metrics_of(&client, &follower.base).await;
-    let after_kill = ["run_here", "failed"].iter().filter_map(|o| sample(&text, "hanson_trades_forwarded_total", &format!(r#"outcome="{o}""#))).sum::<f64>();
+    let after_kill = ["run_here", "failed"]
+        .iter()
+        .filter_map(|o| sample(&text, "hanson_trades_forwarded_total", &format!(r#"outcome="{o}""#)))
+        .sum::<f64>();
     assert!(after_kill >= 1.0, "{text}");
     assert_eq!(sample(&text, "hanson_trades_forwarded_total", r#"outcome="failed""#).unwrap_or(0.0), failed as f64);
     assert!(killed_at.elapsed() < std::time::Duration::from_secs(10));
-    let (status, body) = post(&client, format!("{}/v1/markets/{market_id}/bet", follower.base), &traders[0].session.access_token, bet_body(&traders[0].session, &market, 0, ONE_TOKEN)).await;
+    let (status, body) = post(
+        &client,
+        format!("{}/v1/markets/{market_id}/bet", follower.base),
+        &traders[0].session.access_token,
+        bet_body(&traders[0].session, &market, 0, ONE_TOKEN),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     acknowledged.push(body["bet_id"].as_str().unwrap().to_string());
 

@@ -129,7 +129,8 @@ impl TwoNodes {
         let url = format!("{}/v1/markets/{}/bet", self.follower.base, self.market["id"].as_str().unwrap());
         let mut bets = 0;
         loop {
-            let (status, body) = post(&self.client, url.clone(), &t.session.access_token, bet_body(&t.session, &self.market, 0, ONE_TOKEN)).await;
+            let (status, body) =
+                post(&self.client, url.clone(), &t.session.access_token, bet_body(&t.session, &self.market, 0, ONE_TOKEN)).await;
             assert_eq!(status, StatusCode::OK, "{body}");
             bets += 1;
             if forwarded(&self.client, &self.follower.base).await >= 1.0 {
