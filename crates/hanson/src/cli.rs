@@ -164,7 +164,7 @@ struct ServeArgs {
     #[arg(long, env = "HANSON_NO_TRADE_FORWARDING")]
     no_trade_forwarding: bool,
     /// Delays before each retry of a failed webhook delivery, e.g. `1s,2s,4s` (units ms, s, m,
-    /// h); each gets up to 20% jitter. The default is the contract's.
+    /// h); each gets up to 20% jitter. The default is the one `docs/api.md` gives.
     #[arg(long, env = "HANSON_WEBHOOK_RETRY_SCHEDULE", default_value = "5s,5m,30m,2h,5h,10h,10h")]
     webhook_retry_schedule: crate::domain::webhook::RetrySchedule,
     /// Also allow `http` webhook URLs and loopback or private addresses (local use and tests).
@@ -361,7 +361,7 @@ async fn run(command: Command) -> Result<()> {
                 web_dir: args.web_dir,
                 advertise_url: args.advertise_url,
                 forward_trades: !args.no_trade_forwarding,
-                webhooks: crate::webhooks::SenderSettings {
+                webhooks: crate::events::webhook_sender::SenderSettings {
                     schedule: args.webhook_retry_schedule,
                     allow_private: args.webhook_allow_private,
                 },

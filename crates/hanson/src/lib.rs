@@ -10,4 +10,3 @@ pub mod events;
 pub mod metrics;
 pub mod server;
 pub mod store;
-pub mod webhooks;

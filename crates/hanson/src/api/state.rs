@@ -39,7 +39,7 @@ pub struct Settings {
     pub streams: StreamSettings,
     /// Serve the web app from this directory instead of the copy built into the binary.
     pub web_dir: Option<std::path::PathBuf>,
-    pub webhooks: crate::webhooks::SenderSettings,
+    pub webhooks: crate::events::webhook_sender::SenderSettings,
     /// Where other nodes reach this one, to forward their trades to it when it runs them
     /// (`forward`); None: the address it listens on, unless that is a wildcard.
     pub advertise_url: Option<String>,
@@ -108,9 +108,9 @@ pub(crate) struct Shared {
     pub(crate) rendered_markets: Arc<RenderedMarkets>,
     pub(crate) hub: Arc<Hub>,
     pub(crate) web: Arc<super::web::WebApp>,
-    pub(crate) webhooks: crate::webhooks::SenderSettings,
+    pub(crate) webhooks: crate::events::webhook_sender::SenderSettings,
     /// Wakes this node's webhook sender (a delivery became due now).
-    pub(crate) webhooks_wake: Arc<crate::webhooks::Wake>,
+    pub(crate) webhooks_wake: Arc<crate::events::webhook_sender::Wake>,
     /// Where this node's bets and sells run (`forward`).
     pub(crate) trade_route: Arc<super::forward::TradeRoute>,
 }
@@ -129,10 +129,10 @@ impl AppState {
         let limits = settings.limits;
         let trusted_proxies = settings.trusted_proxies.into();
         let hub = Hub::new(store.clone(), settings.streams);
-        let webhooks_wake = Arc::new(crate::webhooks::Wake::default());
+        let webhooks_wake = Arc::new(crate::events::webhook_sender::Wake::default());
         store.set_publisher(Arc::new(HubPublisher { hub: hub.clone(), webhooks: webhooks_wake.clone() }));
         background::start(&hub, store.clone());
-        crate::webhooks::start(store.clone(), settings.webhooks.clone(), webhooks_wake.clone());
+        crate::events::webhook_sender::start(store.clone(), settings.webhooks.clone(), webhooks_wake.clone());
         let rendered_markets = Arc::new(RenderedMarkets::default());
         tokio::spawn(rendered_markets.clone().warm(store.clone()));
         Ok(AppState(Arc::new(Shared {

@@ -11,7 +11,7 @@ use crate::store::event_log::{self as log, Notified, Retention};
 use crate::store::postgres::Notice;
 use crate::store::{Backend, Store};
 
-/// Checks for markets due a `market.closed` this often (CONTRACT: within 5 s).
+/// Checks for markets due a `market.closed` this often (announced within 5 s of the close, `docs/streams.md`).
 const CLOSE_CHECK: Duration = Duration::from_secs(1);
 /// Prunes the log this often.
 const PRUNE_EVERY: Duration = Duration::from_secs(60);

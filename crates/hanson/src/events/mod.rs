@@ -12,6 +12,7 @@
 //! missed from the log, and one more than `lag_limit` events behind is disconnected.
 
 pub(crate) mod background;
+pub mod webhook_sender;
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::IpAddr;
@@ -44,8 +45,8 @@ pub struct StreamSettings {
     /// Open streams (SSE and WebSocket), in all and per client IP.
     pub max_streams: usize,
     pub max_streams_per_ip: usize,
-    /// A subscriber more than this many events behind its market is disconnected (CONTRACT
-    /// "Live streams": 10,000).
+    /// A subscriber more than this many events behind its market is disconnected (10,000 by
+    /// default, `docs/streams.md`).
     pub lag_limit: i64,
 }
 
@@ -553,7 +554,7 @@ impl Hub {
 /// node's webhook sender (the write may have created deliveries).
 pub(crate) struct HubPublisher {
     pub(crate) hub: Arc<Hub>,
-    pub(crate) webhooks: Arc<crate::webhooks::Wake>,
+    pub(crate) webhooks: Arc<crate::events::webhook_sender::Wake>,
 }
 
 impl Publisher for HubPublisher {

@@ -17,7 +17,7 @@ use hanson::store::Store;
 pub(crate) use hanson::api::ratelimit::Rule;
 pub(crate) use hanson::api::{Limits, Settings, MAX_HEAD_BYTES};
 pub(crate) use hanson::server::ConnectionLimits;
-pub(crate) use hanson::webhooks::SenderSettings;
+pub(crate) use hanson::events::webhook_sender::SenderSettings;
 
 // Session tokens, forged and read by the token attack tests.
 pub(crate) use hanson::auth::jwt::Claims;

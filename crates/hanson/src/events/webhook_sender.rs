@@ -4,6 +4,10 @@
 //! One HTTP client (connections reused), a 10 s timeout, no redirects, at most 64 KiB of an
 //! answer read. At most [`PER_ENDPOINT`] attempts per endpoint are in flight and endpoints at
 //! that bound are left out of claims, so a slow endpoint cannot hold the others' places.
+//!
+//! The other parts of webhooks: `domain::webhook` (endpoints, URL rules, signatures, the
+//! retry schedule), `store::webhooks` (endpoint and delivery rows, enqueued with their events)
+//! and `api::webhooks` (a provider's routes).
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
