@@ -1,4 +1,4 @@
-//! Provider routes (spec 4.3 and CONTRACT "Money flows"): API key required; a provider sees
+//! Provider routes (`docs/api.md`, "Markets" and "Money flows and the ledger"): API key required; a provider sees
 //! only its own markets (another provider's market is 404).
 
 use axum::extract::State;
@@ -18,7 +18,7 @@ use super::state::AppState;
 use super::views::{MarketCreated, MarketHeader, MarketUpdated, OutcomeChanged, OutcomeView, Treasury, WalletView};
 use crate::domain::address::parse_wallet_address;
 use crate::domain::ids::ProviderId;
-use crate::domain::market::{wei_field, CreateMarketInput, OutcomeInput, OutcomeUpdateInput, UpdateMarketInput};
+use crate::domain::market_input::{wei_field, CreateMarketInput, OutcomeInput, OutcomeUpdateInput, UpdateMarketInput};
 use crate::domain::money::PositiveAmount;
 use crate::domain::tenant::{TransferReceipt, TreasuryDeposit, WalletTransfer};
 use crate::domain::time::{now_micros, Timestamp};

@@ -1,4 +1,4 @@
-//! Public routes (spec 4.1): no authentication.
+//! Public routes: no authentication.
 
 use axum::extract::State;
 use axum::http::header;
@@ -16,7 +16,7 @@ use super::openapi::{E404, E409, E422};
 use super::state::AppState;
 use super::views::{self, BetPreview, List, MarketDetail, PreviewToken, SellPreview};
 use crate::domain::market::Market;
-use crate::domain::market::{wei_field, MarketFilters};
+use crate::domain::market_input::{wei_field, MarketFilters};
 use crate::domain::money::{InputAmount, Wei};
 use crate::domain::page::{Page, SearchRequest};
 use crate::domain::tenant::Token;

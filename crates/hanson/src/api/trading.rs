@@ -1,5 +1,5 @@
-//! Trading and settlement routes: bet, sell, claim and holdings for users (spec 4.2); trade
-//! records and price history for everyone (4.1); resolve and cancel for providers (4.3).
+//! Trading and settlement routes: bet, sell, claim and holdings for users; trade records and
+//! price history for everyone; resolve and cancel for providers.
 
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -18,7 +18,7 @@ use super::public::SellInput;
 use super::state::AppState;
 use crate::domain::candle::PricePoint;
 use crate::domain::ids::{MarketId, OutcomeId};
-use crate::domain::market::wei_field;
+use crate::domain::market_input::wei_field;
 use crate::domain::money::InputAmount;
 use crate::domain::page::{Page, SearchRequest, Searchable};
 use crate::domain::position::{Holding, PositionStatus, PositionType};

@@ -8,6 +8,7 @@ pub mod fees;
 pub(crate) mod ids;
 pub(crate) mod ledger;
 pub(crate) mod market;
+pub(crate) mod market_input;
 pub mod money;
 pub mod num;
 pub mod page;

@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::{markets_by_id, stored_status};
-use crate::domain::market::{derived_status, Market, MarketStatus, SearchMarkets};
+use crate::domain::market::{derived_status, Market, MarketStatus};
+use crate::domain::market_input::SearchMarkets;
 use crate::domain::page::{Direction, Page, PageRequest};
 use crate::domain::time::Micros;
 use crate::error::{Error, Result};
