@@ -52,7 +52,7 @@ class Tab:
     wallet: Wallet | None
     errors: list[str] = field(default_factory=list)
     # "Failed to load resource" lines for these statuses are API errors the app shows the
-    # user, which the contract allows; a test that provokes one says so.
+    # user, which the web app's rules allow; a test that provokes one says so.
     allowed_statuses: set[int] = field(default_factory=set)
     # Lines a test expects by what it does (a connection refused while it restarts the server).
     allowed_patterns: list[str] = field(default_factory=list)

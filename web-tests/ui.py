@@ -1,4 +1,4 @@
-"""How the tests drive the pages: only through the contract's `data-testid` names, roles and
+"""How the tests drive the pages: only through the documented `data-testid` names, roles and
 labels, never through the app's internals."""
 
 from __future__ import annotations

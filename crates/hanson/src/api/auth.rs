@@ -1,4 +1,4 @@
-//! Wallet login (spec 4.4, part 5): nonce, EVM and alt-network login, refresh with rotation,
+//! Wallet login (`docs/api.md`, "Identity and authentication"): nonce, EVM and alt-network login, refresh with rotation,
 //! profile, logout; and the provider-filled alt-network key registry.
 
 use axum::extract::State;

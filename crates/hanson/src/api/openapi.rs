@@ -199,7 +199,7 @@ pub(crate) async fn viewer() -> Html<&'static str> {
     Html(include_str!("docs.html"))
 }
 
-/// The deliveries a provider's endpoints receive (CONTRACT "Webhooks"), as OpenAPI 3.1
+/// The deliveries a provider's endpoints receive (`docs/api.md`, "Webhooks"), as OpenAPI 3.1
 /// `webhooks`: one operation per event type, the envelope as body, the Standard Webhooks headers.
 pub(crate) fn add_webhooks(doc: &mut serde_json::Value) {
     use serde_json::json;
@@ -222,7 +222,7 @@ pub(crate) fn add_webhooks(doc: &mut serde_json::Value) {
                 "timestamp": { "type": "string", "format": "date-time", "description": "When the change happened" },
                 "market_id": if *kind == "webhook.test" || matches!(*kind, "deposit.completed" | "withdrawal.completed") { json!({ "type": "null" }) } else { json!({ "type": "string" }) },
                 "seq": if market_event { json!({ "type": "integer", "minimum": 1, "description": "The market's gapless sequence number" }) } else { json!({ "type": "null" }) },
-                "data": { "type": "object", "description": "The event's data as CONTRACT \"Events\" and /v1/asyncapi.json describe it" },
+                "data": { "type": "object", "description": "The event's data as /v1/asyncapi.json describes it" },
             },
         });
         webhooks.insert(kind.to_string(), json!({

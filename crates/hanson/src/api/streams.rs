@@ -1,4 +1,4 @@
-//! Live streams (CONTRACT "Live streams"): a market's events and the caller's own changes as
+//! Live streams (`docs/streams.md`): a market's events and the caller's own changes as
 //! Server-Sent Events, both over one WebSocket, and the AsyncAPI document describing them.
 //! Each open stream is one task reading its hub channel and writing to the connection; it
 //! batches whatever is waiting into one write, and ends on a lag, a disconnect or shutdown.

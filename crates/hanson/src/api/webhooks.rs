@@ -1,4 +1,4 @@
-//! Webhook endpoints of a provider, their deliveries, retries and test events (CONTRACT
+//! Webhook endpoints of a provider, their deliveries, retries and test events (`docs/api.md`,
 //! "Webhooks"). Another provider's endpoint is 404.
 
 use std::net::IpAddr;

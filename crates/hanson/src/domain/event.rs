@@ -1,4 +1,4 @@
-//! Events: what each committed change tells the world (CONTRACT "Events"). Store writes emit
+//! Events: what each committed change tells the world (`docs/streams.md`, "Events"). Store writes emit
 //! them inside their transaction; the store records each as a row with its envelope and
 //! publishes it once the commit is durable.
 

@@ -1,4 +1,4 @@
-//! Fee percentages and the one fee function (CONTRACT "Numbers").
+//! Fee percentages and the one fee function (`docs/api.md`, "Fees").
 
 use super::num::{mul_div, Rounding};
 

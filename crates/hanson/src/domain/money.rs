@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-/// The largest amount accepted from a client (CONTRACT "Numbers": at least 10^36).
+/// The largest amount accepted from a client (`docs/api.md`, "Numbers": 10^36).
 /// Internal sums stay below `u128::MAX` through checked arithmetic.
 pub(crate) const MAX_INPUT_AMOUNT: u128 = 1_000_000_000_000_000_000_000_000_000_000_000_000;
 

@@ -1,4 +1,4 @@
-//! The one pagination and sorting type every search uses (CONTRACT "Lists").
+//! The one pagination and sorting type every search uses (`docs/api.md`, "Lists").
 
 use serde::{Deserialize, Serialize};
 

@@ -28,7 +28,7 @@ pub(crate) struct CancelRequest {
     pub(crate) cancellation_data: Value,
 }
 
-/// A resolved market (spec 4.3, Resolve Market).
+/// A resolved market.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub(crate) struct Resolution {
     pub(crate) market_id: MarketId,
@@ -52,7 +52,7 @@ pub(crate) struct UserRefund {
     pub(crate) original_positions: usize,
 }
 
-/// A cancelled market (spec 4.3, Cancel Market).
+/// A cancelled market.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub(crate) struct Cancellation {
     pub(crate) market_id: MarketId,
@@ -75,7 +75,7 @@ pub(crate) enum ClaimStatus {
     Completed,
 }
 
-/// A claimed payout (spec 4.2, Claim).
+/// A claimed payout.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub(crate) struct ClaimReceipt {
     pub(crate) claim_id: TradeId,

@@ -1,5 +1,5 @@
-//! Response bodies the API builds from domain entities: markets and outcomes (spec part 2,
-//! with CONTRACT's extra fields), previews, tokens and wallets. The OpenAPI schemas are
+//! Response bodies the API builds from domain entities: markets and outcomes (with the extra
+//! fields `docs/api.md` lists), previews, tokens and wallets. The OpenAPI schemas are
 //! generated from these same types.
 
 use serde::Serialize;
@@ -204,7 +204,7 @@ impl PreviewToken {
     }
 }
 
-/// What a bet would buy now (spec 4.1, Bet Preview).
+/// What a bet would buy now (the bet preview).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct BetPreview {
     pub(crate) outcome_id: String,
@@ -220,7 +220,7 @@ pub(crate) struct BetPreview {
     pub(crate) token: PreviewToken,
 }
 
-/// What a sale would pay now (spec 4.1, Sell Preview).
+/// What a sale would pay now (the sell preview).
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct SellPreview {
     pub(crate) outcome_id: String,

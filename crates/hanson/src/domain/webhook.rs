@@ -1,4 +1,4 @@
-//! Provider webhooks (CONTRACT "Webhooks"): endpoints, what they may be sent, how a delivery is
+//! Provider webhooks (`docs/api.md`, "Webhooks"): endpoints, what they may be sent, how a delivery is
 //! signed (Standard Webhooks), and when a failed one is tried again.
 
 use std::net::IpAddr;
@@ -37,7 +37,7 @@ pub(crate) const DELIVERIES_KEPT: Micros = 30 * 24 * 3600 * 1_000_000;
 pub(crate) const MAX_URL_LEN: usize = 2_048;
 pub(crate) const MAX_DESCRIPTION_LEN: usize = 1_000;
 
-/// The delays before each retry (CONTRACT "Webhooks"), each with at most 20% jitter.
+/// The delays before each retry (`docs/api.md`, "Webhooks"), each with at most 20% jitter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RetrySchedule(pub Vec<Duration>);
 

@@ -123,7 +123,7 @@ async fn login_attacks_fail_and_do_not_burn_the_nonce() {
     // Signature over another message.
     let r = login_body(&app, &provider.id, &wallet, &nonce, &wallet.sign("Sign this message to authenticate with nonce: other")).await;
     assert_problem(&r, 401, "invalid_signature");
-    // Malformed signatures are 422 (CONTRACT: not hex or wrong length).
+    // Malformed signatures are 422 (not hex, or the wrong length).
     let r = login_body(&app, &provider.id, &wallet, &nonce, &good[..good.len() - 2]).await;
     assert_field_error(&r, "signature");
     let r = login_body(&app, &provider.id, &wallet, &nonce, &good.replace("0x", "0xzz")[..132]).await;

@@ -64,7 +64,7 @@ pub(crate) struct FilledTrade {
     pub(crate) status: TradeStatus,
 }
 
-/// A placed bet (spec 4.2, Place Bet).
+/// A placed bet.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub(crate) struct BetReceipt {
     pub(crate) bet_id: TradeId,
@@ -75,7 +75,7 @@ pub(crate) struct BetReceipt {
     pub(crate) fill: FilledTrade,
 }
 
-/// A sale of shares (spec 4.2, Sell).
+/// A sale of shares.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub(crate) struct SaleReceipt {
     pub(crate) transaction_id: TradeId,

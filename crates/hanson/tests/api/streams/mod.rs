@@ -1,4 +1,4 @@
-//! Live streams over real HTTP (CONTRACT "Events" and "Live streams"): the market stream
+//! Live streams over real HTTP (`docs/streams.md`): the market stream
 //! (Server-Sent Events) with its snapshot, every event type with its exact data, a gapless
 //! `seq` under concurrent trades, resume, refusals that publish nothing; the user stream; the
 //! WebSocket; pings, stream limits and shutdown of a real `hanson serve`; the AsyncAPI document.
