@@ -118,8 +118,10 @@ pub async fn run_with(
     });
     let advertised = advertised.filter(|_| settings.forward_trades);
     let state = AppState::new(store, settings).await?;
+    let forward =
+        (advertised.is_some() && matches!(state.store.backend(), crate::store::Backend::Postgres(_))).then(|| state.trade_route.clone());
     api::forward::start(state.store.backend(), &state.trade_route, state.hub.closing(), advertised);
-    let app = api::router(state.clone());
+    let app = api::router(state.clone(), forward);
     let mut http = http1::Builder::new();
     // hyper's own `header_read_timeout` is off: in hyper 1.x its timer starts whenever the
     // connection waits for a request head, the keep-alive wait between requests included

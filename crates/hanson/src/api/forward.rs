@@ -22,11 +22,10 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::Extension;
 use subtle::ConstantTimeEq;
 use tokio::sync::watch;
 
@@ -114,7 +113,7 @@ pub(crate) fn start(backend: &Backend, route: &Arc<TradeRoute>, closing: watch::
 
 /// A layer on the bet and sell routes: sends the trade on to the trade leader, unless this
 /// node leads or none is known; then runs it here. Runs after the rate limits.
-pub(crate) async fn forward_trade(Extension(route): Extension<Arc<TradeRoute>>, request: Request, next: Next) -> Response {
+pub(crate) async fn forward_trade(State(route): State<Arc<TradeRoute>>, request: Request, next: Next) -> Response {
     // A request that already carries a key is never sent on again, whatever its key: an
     // advertised URL that leads back to a follower (a load balancer's) cannot make a loop.
     if request.method() != Method::POST || request.headers().contains_key(&FORWARD_KEY_HEADER) {

@@ -21,12 +21,11 @@ pub(crate) mod web;
 pub(crate) mod webhooks;
 pub(crate) use crate::domain::views;
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use axum::extract::{DefaultBodyLimit, State};
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
-use axum::Extension;
 use axum::{Json, Router};
 use serde_json::Value;
 use tower_http::trace::TraceLayer;
@@ -34,6 +33,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::error::Error;
+use forward::TradeRoute;
 pub use request_meta::{MAX_BODY_BYTES, MAX_HEAD_BYTES};
 pub(crate) use state::AppState;
 pub use state::{Limits, Settings};
@@ -41,11 +41,18 @@ use views::Health;
 
 /// Every route with its OpenAPI description, each declared once with its handler.
 pub(crate) fn routes() -> OpenApiRouter<AppState> {
+    routes_forwarding(None)
+}
+
+/// [`routes`], the bets and sells forwarded along `forward` when this node takes part in a
+/// trade lead (several nodes on one PostgreSQL database); without one they have no layer to
+/// pass through.
+fn routes_forwarding(forward: Option<Arc<TradeRoute>>) -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(openapi::base())
         .merge(public::router())
         .merge(provider::router())
         .merge(auth::router())
-        .merge(trading::router())
+        .merge(trading::router(forward))
         .merge(streams::router())
         .merge(webhooks::router())
         .routes(routes!(healthz))
@@ -55,13 +62,12 @@ pub(crate) fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(openapi::viewer))
 }
 
-pub(crate) fn router(state: AppState) -> Router {
-    let (router, _) = routes().split_for_parts();
+pub(crate) fn router(state: AppState, forward: Option<Arc<TradeRoute>>) -> Router {
+    let (router, _) = routes_forwarding(forward).split_for_parts();
     router
         .merge(web::router(state.web.clone()))
         .fallback(|| async { Error::NoRoute })
         .method_not_allowed_fallback(|| async { Error::MethodNotAllowed })
-        .layer(Extension(state.trade_route.clone()))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(from_fn_with_state(state.clone(), middleware::rate_limit))
         .layer(from_fn(middleware::observe))

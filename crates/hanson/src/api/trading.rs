@@ -1,6 +1,8 @@
 //! Trading and settlement routes: bet, sell, claim and holdings for users; trade records and
 //! price history for everyone; resolve and cancel for providers.
 
+use std::sync::Arc;
+
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
@@ -12,6 +14,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::extract::{ApiJson, ApiPath, HashedJson, ProviderAuth, UserAuth, UserToken};
+use super::forward::{forward_trade, TradeRoute};
 use super::idempotent;
 use super::openapi::{IdempotencyKey, E401, E403, E404, E409, E422};
 use super::public::SellInput;
@@ -34,12 +37,15 @@ use crate::store::history::trades::{self, TradeQuery};
 use crate::store::history::{self, PriceQuery};
 use crate::store::{settlement, trading};
 
-pub(crate) fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new()
-        .routes(routes!(place_bet))
-        .routes(routes!(sell))
-        // Bets and sells run on the trade leader when several nodes share a database.
-        .route_layer(axum::middleware::from_fn(super::forward::forward_trade))
+/// The trading routes; bets and sells pass through the forwarding layer when `forward` is
+/// given (`api::forward`).
+pub(crate) fn router(forward: Option<Arc<TradeRoute>>) -> OpenApiRouter<AppState> {
+    let trades = OpenApiRouter::new().routes(routes!(place_bet)).routes(routes!(sell));
+    let trades = match forward {
+        Some(route) => trades.route_layer(axum::middleware::from_fn_with_state(route, forward_trade)),
+        None => trades,
+    };
+    trades
         .routes(routes!(claim))
         .routes(routes!(holdings))
         .routes(routes!(trade_records))

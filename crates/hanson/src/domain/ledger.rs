@@ -41,42 +41,47 @@ impl AccountKind {
     }
 }
 
-/// An account named by its id; created with a zero balance on first use.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Account {
-    pub(crate) id: String,
+/// An account named by its id; created with a zero balance on first use. Borrowed: a trade
+/// moves money between a few accounts whose ids its caller already holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Account<'a> {
+    pub(crate) id: &'a str,
     pub(crate) kind: AccountKind,
     /// The wallet, provider or market it belongs to (none for the platform's).
-    pub(crate) owner_id: Option<String>,
+    pub(crate) owner_id: Option<&'a str>,
 }
 
-impl Account {
-    pub(crate) fn wallet(wallet_id: &str, token_id: &str) -> Account {
-        Account { id: wallet_account(wallet_id, token_id), kind: AccountKind::Wallet, owner_id: Some(wallet_id.to_string()) }
+impl<'a> Account<'a> {
+    /// `id` is [`wallet_account`] of `wallet_id`.
+    pub(crate) fn wallet(id: &'a str, wallet_id: &'a str) -> Account<'a> {
+        Account { id, kind: AccountKind::Wallet, owner_id: Some(wallet_id) }
     }
 
-    pub(crate) fn treasury(provider_id: &str, token_id: &str) -> Account {
-        Account { id: treasury_account(provider_id, token_id), kind: AccountKind::Treasury, owner_id: Some(provider_id.to_string()) }
+    /// `id` is [`treasury_account`] of `provider_id`.
+    pub(crate) fn treasury(id: &'a str, provider_id: &'a str) -> Account<'a> {
+        Account { id, kind: AccountKind::Treasury, owner_id: Some(provider_id) }
     }
 
-    pub(crate) fn pool(market_id: &str) -> Account {
-        Account { id: pool_account(market_id), kind: AccountKind::Pool, owner_id: Some(market_id.to_string()) }
+    /// `id` is [`pool_account`] of `market_id`.
+    pub(crate) fn pool(id: &'a str, market_id: &'a str) -> Account<'a> {
+        Account { id, kind: AccountKind::Pool, owner_id: Some(market_id) }
     }
 
-    pub(crate) fn platform(token_id: &str) -> Account {
-        Account { id: platform_account(token_id), kind: AccountKind::Platform, owner_id: None }
+    /// `id` is [`platform_account`].
+    pub(crate) fn platform(id: &'a str) -> Account<'a> {
+        Account { id, kind: AccountKind::Platform, owner_id: None }
     }
 }
 
 /// One movement of money. A side that is None is the outside world.
 #[derive(Debug, Clone)]
-pub(crate) struct Transfer {
+pub(crate) struct Transfer<'a> {
     pub(crate) kind: &'static str,
-    pub(crate) from: Option<Account>,
-    pub(crate) to: Option<Account>,
-    pub(crate) token_id: String,
+    pub(crate) from: Option<Account<'a>>,
+    pub(crate) to: Option<Account<'a>>,
+    pub(crate) token_id: &'a str,
     pub(crate) amount: u128,
-    pub(crate) reference_id: Option<String>,
+    pub(crate) reference_id: Option<&'a str>,
     pub(crate) at: i64,
 }
 
@@ -92,9 +97,9 @@ pub(crate) enum TransferError {
 
 /// An account a set of transfers touched: its balance before and after them.
 #[derive(Debug, Clone)]
-pub(crate) struct Touched {
-    pub(crate) account: Account,
-    pub(crate) token_id: String,
+pub(crate) struct Touched<'a> {
+    pub(crate) account: Account<'a>,
+    pub(crate) token_id: &'a str,
     pub(crate) before: u128,
     pub(crate) after: u128,
     /// Not stored yet: it is created with `after`.
@@ -104,10 +109,10 @@ pub(crate) struct Touched {
 /// The balances a set of transfers leaves, per account, in the order the transfers first
 /// touch them.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Balances(pub(crate) Vec<Touched>);
+pub(crate) struct Balances<'a>(pub(crate) Vec<Touched<'a>>);
 
-impl Balances {
-    fn get(&self, account_id: &str) -> Option<&Touched> {
+impl<'a> Balances<'a> {
+    fn get(&self, account_id: &str) -> Option<&Touched<'a>> {
         self.0.iter().find(|t| t.account.id == account_id)
     }
 
@@ -120,11 +125,11 @@ impl Balances {
     }
 
     /// Accounts whose stored balance changes (created ones aside).
-    pub(crate) fn changed(&self) -> impl Iterator<Item = &Touched> + '_ {
+    pub(crate) fn changed(&self) -> impl Iterator<Item = &Touched<'a>> + '_ {
         self.0.iter().filter(|t| !t.is_new && t.before != t.after)
     }
 
-    pub(crate) fn created(&self) -> impl Iterator<Item = &Touched> + '_ {
+    pub(crate) fn created(&self) -> impl Iterator<Item = &Touched<'a>> + '_ {
         self.0.iter().filter(|t| t.is_new)
     }
 
@@ -134,8 +139,8 @@ impl Balances {
             .iter()
             .filter(|t| t.before != t.after && t.account.kind == AccountKind::Wallet)
             .filter_map(|t| {
-                let wallet_id = WalletId::from(t.account.owner_id.as_deref()?);
-                Some(Event::BalanceUpdated { wallet_id, token_id: t.token_id.clone(), balance: t.after })
+                let wallet_id = WalletId::from(t.account.owner_id?);
+                Some(Event::BalanceUpdated { wallet_id, token_id: t.token_id.to_string(), balance: t.after })
             })
             .collect()
     }
@@ -144,16 +149,16 @@ impl Balances {
 /// Applies `transfers` in order to the `stored` balances (accounts absent from it do not
 /// exist yet and start at zero), as if one after another: each debit must be covered by the
 /// account's running balance. Nothing is applied unless every transfer can be.
-pub(crate) fn apply(stored: &[(String, u128)], transfers: &[Transfer]) -> Result<Balances, TransferError> {
+pub(crate) fn apply<'a>(stored: &[(String, u128)], transfers: &[Transfer<'a>]) -> Result<Balances<'a>, TransferError> {
     let mut balances = Balances::default();
     for t in transfers {
         for side in [&t.from, &t.to].into_iter().flatten() {
-            if balances.get(&side.id).is_none() {
-                let stored = stored.iter().find(|(id, _)| *id == side.id).map(|(_, balance)| *balance);
+            if balances.get(side.id).is_none() {
+                let stored = stored.iter().find(|(id, _)| id == side.id).map(|(_, balance)| *balance);
                 let balance = stored.unwrap_or(0);
                 balances.0.push(Touched {
-                    account: side.clone(),
-                    token_id: t.token_id.clone(),
+                    account: *side,
+                    token_id: t.token_id,
                     before: balance,
                     after: balance,
                     is_new: stored.is_none(),
@@ -173,11 +178,11 @@ pub(crate) fn apply(stored: &[(String, u128)], transfers: &[Transfer]) -> Result
 }
 
 /// The ids of the accounts `transfers` touch, each once, in order.
-pub(crate) fn account_ids(transfers: &[Transfer]) -> Vec<&str> {
-    let mut ids: Vec<&str> = Vec::with_capacity(transfers.len() * 2);
+pub(crate) fn account_ids<'a>(transfers: &[Transfer<'a>]) -> Vec<&'a str> {
+    let mut ids: Vec<&'a str> = Vec::with_capacity(transfers.len() * 2);
     for side in transfers.iter().flat_map(|t| [&t.from, &t.to]).flatten() {
-        if !ids.contains(&side.id.as_str()) {
-            ids.push(&side.id);
+        if !ids.contains(&side.id) {
+            ids.push(side.id);
         }
     }
     ids
@@ -187,42 +192,44 @@ pub(crate) fn account_ids(transfers: &[Transfer]) -> Vec<&str> {
 mod tests {
     use super::*;
 
-    fn transfer(from: Option<Account>, to: Option<Account>, amount: u128) -> Transfer {
-        Transfer { kind: "test", from, to, token_id: "t".into(), amount, reference_id: None, at: 0 }
+    fn transfer<'a>(from: Option<Account<'a>>, to: Option<Account<'a>>, amount: u128) -> Transfer<'a> {
+        Transfer { kind: "test", from, to, token_id: "t", amount, reference_id: None, at: 0 }
     }
 
     #[test]
     fn transfers_apply_in_order_against_running_balances() {
-        let (a, b) = (Account::wallet("a", "t"), Account::wallet("b", "t"));
-        let stored = vec![(a.id.clone(), 10)];
-        let moves = [transfer(Some(a.clone()), Some(b.clone()), 10), transfer(Some(b.clone()), Some(a.clone()), 4)];
+        let (a_id, b_id) = (wallet_account("a", "t"), wallet_account("b", "t"));
+        let (a, b) = (Account::wallet(&a_id, "a"), Account::wallet(&b_id, "b"));
+        let stored = vec![(a_id.clone(), 10)];
+        let moves = [transfer(Some(a), Some(b), 10), transfer(Some(b), Some(a), 4)];
         let balances = apply(&stored, &moves).unwrap();
-        assert_eq!((balances.before(&a.id), balances.after(&a.id)), (10, 4));
-        assert_eq!((balances.before(&b.id), balances.after(&b.id)), (0, 6));
-        assert_eq!(balances.created().map(|t| t.account.id.as_str()).collect::<Vec<_>>(), [b.id.as_str()]);
-        assert_eq!(balances.changed().map(|t| t.account.id.as_str()).collect::<Vec<_>>(), [a.id.as_str()]);
+        assert_eq!((balances.before(&a_id), balances.after(&a_id)), (10, 4));
+        assert_eq!((balances.before(&b_id), balances.after(&b_id)), (0, 6));
+        assert_eq!(balances.created().map(|t| t.account.id).collect::<Vec<_>>(), [b_id.as_str()]);
+        assert_eq!(balances.changed().map(|t| t.account.id).collect::<Vec<_>>(), [a_id.as_str()]);
         assert_eq!(balances.wallet_events().len(), 2);
     }
 
     #[test]
     fn a_debit_beyond_the_running_balance_is_refused_with_that_balance() {
-        let (a, b) = (Account::wallet("a", "t"), Account::pool("m"));
-        let stored = vec![(a.id.clone(), 10)];
-        let moves = [transfer(Some(a.clone()), Some(b), 6), transfer(Some(a), None, 5)];
+        let (a_id, pool_id) = (wallet_account("a", "t"), pool_account("m"));
+        let a = Account::wallet(&a_id, "a");
+        let stored = vec![(a_id.clone(), 10)];
+        let moves = [transfer(Some(a), Some(Account::pool(&pool_id, "m")), 6), transfer(Some(a), None, 5)];
         assert_eq!(apply(&stored, &moves).unwrap_err(), TransferError::Insufficient { balance: 4 });
     }
 
     #[test]
     fn a_credit_past_the_largest_balance_overflows() {
-        let a = Account::platform("t");
-        let stored = vec![(a.id.clone(), u128::MAX)];
-        assert_eq!(apply(&stored, &[transfer(None, Some(a), 1)]).unwrap_err(), TransferError::Overflow);
+        let id = platform_account("t");
+        let stored = vec![(id.clone(), u128::MAX)];
+        assert_eq!(apply(&stored, &[transfer(None, Some(Account::platform(&id)), 1)]).unwrap_err(), TransferError::Overflow);
     }
 
     #[test]
     fn only_wallets_get_balance_events() {
-        let stored = vec![];
-        let moves = [transfer(None, Some(Account::treasury("p", "t")), 5), transfer(None, Some(Account::wallet("w", "t")), 0)];
-        assert!(apply(&stored, &moves).unwrap().wallet_events().is_empty());
+        let (treasury, wallet) = (treasury_account("p", "t"), wallet_account("w", "t"));
+        let moves = [transfer(None, Some(Account::treasury(&treasury, "p")), 5), transfer(None, Some(Account::wallet(&wallet, "w")), 0)];
+        assert!(apply(&[], &moves).unwrap().wallet_events().is_empty());
     }
 }

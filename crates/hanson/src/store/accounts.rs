@@ -39,9 +39,9 @@ pub(crate) fn create_account(c: &mut dyn Conn, account: &Account, token_id: &str
     c.exec(
         "INSERT INTO accounts (id, kind, owner_id, token_id, balance) VALUES ($1, $2, $3, $4, $5)",
         &[
-            Param::Text(&account.id),
+            Param::Text(account.id),
             Param::Text(account.kind.as_str()),
-            account.owner_id.as_deref().into(),
+            account.owner_id.into(),
             Param::Text(token_id),
             Param::Money(balance),
         ],
@@ -72,8 +72,8 @@ pub(crate) fn set_balances(c: &mut dyn Conn, balances: &[(String, u128)]) -> Res
 }
 
 /// Records transfer rows (zero amounts record nothing), in one statement.
-pub(crate) fn insert_transfers(c: &mut dyn Conn, transfers: &[Transfer]) -> Result<()> {
-    let recorded: Vec<&Transfer> = transfers.iter().filter(|t| t.amount > 0).collect();
+pub(crate) fn insert_transfers(c: &mut dyn Conn, transfers: &[Transfer<'_>]) -> Result<()> {
+    let recorded: Vec<&Transfer<'_>> = transfers.iter().filter(|t| t.amount > 0).collect();
     if recorded.is_empty() {
         return Ok(());
     }
@@ -85,11 +85,11 @@ pub(crate) fn insert_transfers(c: &mut dyn Conn, transfers: &[Transfer]) -> Resu
     for t in &recorded {
         params.extend([
             Param::Text(t.kind),
-            t.from.as_ref().map(|a| a.id.as_str()).into(),
-            t.to.as_ref().map(|a| a.id.as_str()).into(),
-            Param::Text(&t.token_id),
+            t.from.map(|a| a.id).into(),
+            t.to.map(|a| a.id).into(),
+            Param::Text(t.token_id),
             Param::Money(t.amount),
-            t.reference_id.as_deref().into(),
+            t.reference_id.into(),
             Param::Int(t.at),
         ]);
     }

@@ -24,14 +24,14 @@ impl From<Error> for LedgerError {
 /// Applies `transfers` in order, as if one after another (each debit covered by the running
 /// balance), reading and writing each account once. Every check comes before the first
 /// write, so refused transfers write nothing.
-pub(crate) fn apply(tx: &mut Tx<'_>, transfers: &[Transfer]) -> Result<Balances, LedgerError> {
+pub(crate) fn apply<'a>(tx: &mut Tx<'_>, transfers: &[Transfer<'a>]) -> Result<Balances<'a>, LedgerError> {
     let stored = accounts::stored_balances(tx, &ledger::account_ids(transfers))?;
     let balances = ledger::apply(&stored, transfers).map_err(LedgerError::Refused)?;
     for created in balances.created() {
-        accounts::create_account(tx, &created.account, &created.token_id, created.after)?;
+        accounts::create_account(tx, &created.account, created.token_id, created.after)?;
     }
     for changed in balances.changed() {
-        accounts::set_balance(tx, &changed.account.id, changed.after)?;
+        accounts::set_balance(tx, changed.account.id, changed.after)?;
     }
     accounts::insert_transfers(tx, transfers)?;
     for event in balances.wallet_events() {
@@ -41,10 +41,9 @@ pub(crate) fn apply(tx: &mut Tx<'_>, transfers: &[Transfer]) -> Result<Balances,
 }
 
 /// Applies one transfer. Returns (from balance after, to balance after); an absent side is 0.
-pub(crate) fn transfer(tx: &mut Tx<'_>, t: Transfer) -> Result<(u128, u128), LedgerError> {
-    let (from, to) = (t.from.as_ref().map(|a| a.id.clone()), t.to.as_ref().map(|a| a.id.clone()));
+pub(crate) fn transfer(tx: &mut Tx<'_>, t: Transfer<'_>) -> Result<(u128, u128), LedgerError> {
     let balances = apply(tx, std::slice::from_ref(&t))?;
-    Ok((from.map_or(0, |id| balances.after(&id)), to.map_or(0, |id| balances.after(&id))))
+    Ok((t.from.map_or(0, |a| balances.after(a.id)), t.to.map_or(0, |a| balances.after(a.id))))
 }
 
 /// Names a refused transfer whose paying side is a client's account.

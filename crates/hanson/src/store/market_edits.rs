@@ -4,7 +4,7 @@
 use super::markets::{market, provider_market};
 use crate::domain::event::Event;
 use crate::domain::ids::OutcomeId;
-use crate::domain::ledger::{Account, Transfer};
+use crate::domain::ledger::{pool_account, treasury_account, Account, Transfer};
 use crate::domain::market::Market;
 use crate::domain::market_input::{MarketPatch, NewMarket, NewOutcome, OutcomePatch};
 use crate::domain::time::Micros;
@@ -81,13 +81,14 @@ pub(crate) fn create_market(c: &mut Tx<'_>, m: NewMarket, now: Micros) -> Result
     for o in &m.outcomes {
         insert_outcome(c, &m.id, o)?;
     }
+    let (treasury, pool) = (treasury_account(&m.provider_id, &m.token_id), pool_account(&m.id));
     let funding = Transfer {
         kind: "market_funding",
-        from: Some(Account::treasury(&m.provider_id, &m.token_id)),
-        to: Some(Account::pool(&m.id)),
-        token_id: m.token_id.to_string(),
+        from: Some(Account::treasury(&treasury, &m.provider_id)),
+        to: Some(Account::pool(&pool, &m.id)),
+        token_id: &m.token_id,
         amount: m.liquidity,
-        reference_id: Some(m.id.to_string()),
+        reference_id: Some(&m.id),
         at: now,
     };
     ledger::transfer(c, funding).map_err(|e| ledger::client_error(e, "insufficient_treasury", "treasury"))?;
@@ -160,13 +161,14 @@ pub(crate) fn create_outcome(c: &mut Tx<'_>, provider_id: &str, market_id: &str,
         c.exec("UPDATE markets SET b = $1, updated_at = $2 WHERE id = $3", &[Param::Money(b), Param::Int(now), Param::Text(market_id)])?;
     } else {
         let extra = lmsr::add_outcome_cost(m.b, &m.shares()).map_err(|e| Error::internal(format!("add_outcome_cost: {e}")))?;
+        let (treasury, pool) = (treasury_account(provider_id, &m.token.id), pool_account(market_id));
         let funding = Transfer {
             kind: "outcome_funding",
-            from: Some(Account::treasury(provider_id, &m.token.id)),
-            to: Some(Account::pool(market_id)),
-            token_id: m.token.id.to_string(),
+            from: Some(Account::treasury(&treasury, provider_id)),
+            to: Some(Account::pool(&pool, market_id)),
+            token_id: &m.token.id,
             amount: extra,
-            reference_id: Some(o.id.clone()),
+            reference_id: Some(&o.id),
             at: now,
         };
         ledger::transfer(c, funding).map_err(|e| ledger::client_error(e, "insufficient_treasury", "treasury"))?;

@@ -89,9 +89,10 @@ fn operation_span<F>(kind: &'static str) -> tracing::Span {
     tracing::debug_span!("store", kind, op = std::any::type_name::<F>())
 }
 
-/// What a keyed write answers: what it did now, or what it answered the first time.
-pub(crate) enum Answer {
-    Fresh(u16, Value),
+/// What a keyed write answers: what it did now (as its body's type: a write without a key
+/// never goes through JSON values), or the stored answer of the first time.
+pub(crate) enum Answer<B> {
+    Fresh(u16, B),
     Replay(u16, Value),
 }
 
@@ -178,7 +179,7 @@ impl Store {
         trade: Option<TradeKeys>,
         authorize: A,
         op: F,
-    ) -> Result<Answer>
+    ) -> Result<Answer<B>>
     where
         A: FnOnce(&mut Tx<'_>) -> Result<G> + Clone + Send + 'static,
         B: Serialize + Send + 'static,
@@ -188,7 +189,7 @@ impl Store {
             let op = move |tx: &mut Tx<'_>| {
                 let granted = authorize(tx)?;
                 let (status, body) = op(tx, granted)?;
-                Ok(Answer::Fresh(status, serde_json::to_value(body).map_err(Error::internal)?))
+                Ok(Answer::Fresh(status, body))
             };
             return match trade {
                 Some(keys) => self.trade(keys, op).await,
@@ -202,8 +203,8 @@ impl Store {
                 Prior::Replay { status, body } => Ok(Answer::Replay(status, body)),
                 Prior::None => {
                     let (status, body) = op(tx, granted)?;
-                    let body = serde_json::to_value(body).map_err(Error::internal)?;
-                    idempotency::save(tx, &key, status, &body, now)?;
+                    let stored = serde_json::to_value(&body).map_err(Error::internal)?;
+                    idempotency::save(tx, &key, status, &stored, now)?;
                     Ok(Answer::Fresh(status, body))
                 }
             }

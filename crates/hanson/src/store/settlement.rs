@@ -9,7 +9,7 @@ use super::tx::Tx;
 use super::{accounts, markets};
 use crate::domain::event::Event;
 use crate::domain::ids::{MarketId, OutcomeId, TradeId, WalletId};
-use crate::domain::ledger::{pool_account, wallet_account, Account, Transfer};
+use crate::domain::ledger::{pool_account, treasury_account, wallet_account, Account, Transfer};
 use crate::domain::market::{Market, MarketStatus};
 use crate::domain::money::Wei;
 use crate::domain::num::{mul_div, Rounding};
@@ -44,14 +44,15 @@ fn ensure_own_wallet_or_label(c: &mut dyn Conn, provider_id: &str, id: &str, fie
 
 /// Returns what is left in the pool beyond `keep` to the provider's treasury.
 fn return_surplus(c: &mut Tx<'_>, m: &Market, keep: u128, at: Micros) -> Result<()> {
-    let balance = accounts::balance(c, &pool_account(&m.id))?;
+    let (pool, treasury) = (pool_account(&m.id), treasury_account(&m.provider_id, &m.token.id));
+    let balance = accounts::balance(c, &pool)?;
     let surplus = Transfer {
         kind: "surplus",
-        from: Some(Account::pool(&m.id)),
-        to: Some(Account::treasury(&m.provider_id, &m.token.id)),
-        token_id: m.token.id.to_string(),
+        from: Some(Account::pool(&pool, &m.id)),
+        to: Some(Account::treasury(&treasury, &m.provider_id)),
+        token_id: &m.token.id,
         amount: balance.saturating_sub(keep),
-        reference_id: Some(m.id.to_string()),
+        reference_id: Some(&m.id),
         at,
     };
     ledger::transfer(c, surplus).map_err(|e| ledger::internal_error(e, "surplus transfer failed"))?;
@@ -158,17 +159,19 @@ pub(crate) fn cancel(c: &mut Tx<'_>, provider_id: &str, req: &CancelRequest, now
     let positions = active_positions(c, &m.id)?;
     let owed: u128 = positions.iter().try_fold(0u128, |acc, p| checked_add(acc, p.total_invested))?;
     let (num, den) = if m.pool >= owed { (1, 1) } else { (m.pool, owed) };
+    let pool = pool_account(&m.id);
     let mut refunds: Vec<UserRefund> = Vec::new();
     let mut total_refund = 0u128;
     for p in &positions {
         let refund = mul_div(p.total_invested, num, den, Rounding::Down).unwrap_or(0);
+        let wallet = wallet_account(&p.wallet_id, &m.token.id);
         let transfer = Transfer {
             kind: "refund",
-            from: Some(Account::pool(&m.id)),
-            to: Some(Account::wallet(&p.wallet_id, &m.token.id)),
-            token_id: m.token.id.to_string(),
+            from: Some(Account::pool(&pool, &m.id)),
+            to: Some(Account::wallet(&wallet, &p.wallet_id)),
+            token_id: &m.token.id,
             amount: refund,
-            reference_id: Some(p.id.to_string()),
+            reference_id: Some(&p.id),
             at: now,
         };
         ledger::transfer(c, transfer).map_err(|e| ledger::internal_error(e, "refund failed"))?;
@@ -230,15 +233,16 @@ pub(crate) fn claim(c: &mut Tx<'_>, trader: &Trader, position_id: &str, now: Mic
     let m = markets::market(c, &p.market_id, true)?.ok_or_else(|| Error::internal("position without market"))?;
     let (num, den) = markets::payout_terms(c, &m.id)?;
     let amount = mul_div(p.shares, num, den, Rounding::Down).unwrap_or(0);
-    let balance_before = accounts::balance(c, &wallet_account(&trader.wallet_id, &m.token.id))?;
+    let (pool, wallet) = (pool_account(&m.id), wallet_account(&trader.wallet_id, &m.token.id));
+    let balance_before = accounts::balance(c, &wallet)?;
     let claim_id = TradeId::new();
     let payout = Transfer {
         kind: "payout",
-        from: Some(Account::pool(&m.id)),
-        to: Some(Account::wallet(&trader.wallet_id, &m.token.id)),
-        token_id: m.token.id.to_string(),
+        from: Some(Account::pool(&pool, &m.id)),
+        to: Some(Account::wallet(&wallet, &trader.wallet_id)),
+        token_id: &m.token.id,
         amount,
-        reference_id: Some(claim_id.to_string()),
+        reference_id: Some(&claim_id),
         at: now,
     };
     let (_, balance_after) = ledger::transfer(c, payout).map_err(|e| ledger::internal_error(e, "pool cannot pay a claim"))?;

@@ -7,7 +7,7 @@ use super::sql::{query_as, query_opt_as, Conn, FromRow, Param, Row};
 use super::tx::Tx;
 use crate::domain::event::Event;
 use crate::domain::ids::{ProviderId, WalletId};
-use crate::domain::ledger::{Account, Transfer};
+use crate::domain::ledger::{treasury_account, wallet_account, Account, Transfer};
 use crate::domain::money::Wei;
 use crate::domain::tenant::{Balance, Provider, Token, TransferReceipt, Transferred, TreasuryDeposit, Wallet, WalletTransfer};
 use crate::domain::time::{Micros, Timestamp};
@@ -211,13 +211,14 @@ pub(crate) fn external_transfer(c: &mut Tx<'_>, t: ExternalTransfer, now: Micros
     let id = crate::domain::ids::new_id();
     let response = match t.kind {
         ExternalKind::TreasuryDeposit => {
+            let treasury = treasury_account(&t.provider_id, &t.token_id);
             let deposit = Transfer {
                 kind: "treasury_deposit",
                 from: None,
-                to: Some(Account::treasury(&t.provider_id, &t.token_id)),
-                token_id: t.token_id.clone(),
+                to: Some(Account::treasury(&treasury, &t.provider_id)),
+                token_id: &t.token_id,
                 amount: t.amount,
-                reference_id: Some(id.clone()),
+                reference_id: Some(&id),
                 at: now,
             };
             let (_, balance_after) =
@@ -233,15 +234,15 @@ pub(crate) fn external_transfer(c: &mut Tx<'_>, t: ExternalTransfer, now: Micros
                 wallet_by_address(c, &t.provider_id, address)?
                     .ok_or_else(|| Error::rule("insufficient_balance", "wallet balance 0 is too low"))?
             };
-            let side = Account::wallet(&wallet.wallet_id, &t.token_id);
+            let account = wallet_account(&wallet.wallet_id, &t.token_id);
+            let side = Account::wallet(&account, &wallet.wallet_id);
             let (kind, from, to) = if t.kind == ExternalKind::WalletDeposit {
                 ("wallet_deposit", None, Some(side))
             } else {
                 ("wallet_withdrawal", Some(side), None)
             };
             let is_deposit = to.is_some();
-            let transfer =
-                Transfer { kind, from, to, token_id: t.token_id.clone(), amount: t.amount, reference_id: Some(id.clone()), at: now };
+            let transfer = Transfer { kind, from, to, token_id: &t.token_id, amount: t.amount, reference_id: Some(&id), at: now };
             let (from_after, to_after) =
                 ledger::transfer(c, transfer).map_err(|e| ledger::client_error(e, "insufficient_balance", "wallet"))?;
             TransferReceipt::Wallet(WalletTransfer {

@@ -13,7 +13,7 @@ use crate::domain::ids::{new_id, PositionId, TradeId};
 use crate::domain::market::Market;
 use crate::domain::position::Position;
 use crate::domain::time::now_micros;
-use crate::domain::trade::plan::{plan_bet, plan_sell, trade_accounts, TradePlan, TradeStart};
+use crate::domain::trade::plan::{plan_bet, plan_sell, TradeAccounts, TradePlan, TradeStart};
 use crate::domain::trade::{BetReceipt, BetRequest, SaleReceipt, SellRequest, Trader};
 use crate::error::{Error, Result};
 
@@ -28,8 +28,13 @@ pub(crate) fn live_session(tx: &mut Tx<'_>, trader: &Trader) -> Result<String> {
     }
 }
 
-/// The market, the trader's position and the stored balances of the accounts the trade moves.
-type Loaded = (Market, Option<Position>, Vec<(String, u128)>);
+/// The market, the trader's position, the accounts the trade moves and their stored balances.
+struct Loaded {
+    market: Market,
+    position: Option<Position>,
+    accounts: TradeAccounts,
+    balances: Vec<(String, u128)>,
+}
 
 /// Reads what a trade by `trader` on `outcome_id` of `market_id` starts from: the market, the
 /// trader's position and the balances the trade moves.
@@ -37,58 +42,56 @@ fn load(tx: &mut Tx<'_>, trader: &Trader, market_id: &str, outcome_id: &str) -> 
     let (c, mut rows) = tx.parts();
     let market = batch::market(c, rows.as_deref_mut(), market_id)?;
     let position = batch::position(c, rows.as_deref_mut(), &trader.wallet_id, outcome_id)?;
-    let mut accounts = trade_accounts(&market.id, &market.creator_wallet_id, &market.token.id, &trader.wallet_id).to_vec();
-    accounts.sort_unstable();
-    accounts.dedup();
-    let ids: Vec<&str> = accounts.iter().map(String::as_str).collect();
-    let balances = batch::balances(c, rows, &ids)?;
-    Ok((market, position, balances))
+    let accounts = TradeAccounts::of(&market.id, &market.creator_wallet_id, &market.token.id, &trader.wallet_id);
+    let balances = batch::balances(c, rows, &accounts.ids())?;
+    Ok(Loaded { market, position, accounts, balances })
+}
+
+impl Loaded {
+    /// What the planner starts from, with fresh ids and the clock read now, under the
+    /// market's lock.
+    fn start<'a>(&'a self, address: &'a str) -> TradeStart<'a> {
+        TradeStart {
+            accounts: &self.accounts,
+            market: &self.market,
+            position: self.position.as_ref(),
+            balances: &self.balances,
+            wallet_address: address,
+            now: now_micros(),
+            trade_id: TradeId::new(),
+            new_position_id: PositionId(new_id()),
+        }
+    }
 }
 
 /// `address` is the wallet's, as [`live_session`] returned it in this transaction.
 pub(crate) fn place_bet(tx: &mut Tx<'_>, trader: &Trader, address: &str, req: &BetRequest) -> Result<BetReceipt> {
-    let (market, position, balances) = load(tx, trader, &req.market_id, &req.outcome_id)?;
-    let start = TradeStart {
-        market: &market,
-        position: position.as_ref(),
-        balances: &balances,
-        wallet_address: address,
-        now: now_micros(),
-        trade_id: TradeId::new(),
-        new_position_id: PositionId(new_id()),
-    };
+    let loaded = load(tx, trader, &req.market_id, &req.outcome_id)?;
+    let start = loaded.start(address);
     let (plan, receipt) = plan_bet(&start, trader, req)?;
-    apply(tx, trader, &market, plan)?;
+    apply(tx, trader, &loaded.market, plan)?;
     Ok(receipt)
 }
 
 /// `address` is the wallet's, as [`live_session`] returned it in this transaction.
 pub(crate) fn sell(tx: &mut Tx<'_>, trader: &Trader, address: &str, req: &SellRequest) -> Result<SaleReceipt> {
-    let (market, position, balances) = load(tx, trader, &req.market_id, &req.outcome_id)?;
-    let start = TradeStart {
-        market: &market,
-        position: position.as_ref(),
-        balances: &balances,
-        wallet_address: address,
-        now: now_micros(),
-        trade_id: TradeId::new(),
-        new_position_id: PositionId(new_id()),
-    };
+    let loaded = load(tx, trader, &req.market_id, &req.outcome_id)?;
+    let start = loaded.start(address);
     let (plan, receipt) = plan_sell(&start, trader, req)?;
-    apply(tx, trader, &market, plan)?;
+    apply(tx, trader, &loaded.market, plan)?;
     Ok(receipt)
 }
 
 /// Writes what the plan changes, in the order a failure is cheapest to undo: the money, the
 /// position, the record and price points, and last the market's totals (in the batch's copy
 /// where it keeps one, which a failure before it left untouched).
-fn apply(tx: &mut Tx<'_>, trader: &Trader, before: &Market, plan: TradePlan) -> Result<()> {
+fn apply(tx: &mut Tx<'_>, trader: &Trader, before: &Market, plan: TradePlan<'_>) -> Result<()> {
     let (c, mut rows) = tx.parts();
     batch::set_balance(c, rows.as_deref_mut(), &plan.balances)?;
     accounts::insert_transfers(c, &plan.transfers)?;
     batch::save_position(c, rows.as_deref_mut(), &plan.position, plan.stored_status)?;
-    trades::insert_trade(c, &plan.record, &trader.session_id)?;
-    let traded = plan.totals.outcome;
+    trades::insert_trade(c, plan.record(), &trader.session_id)?;
+    let (traded, amount) = (plan.totals.outcome, plan.record().amount.0);
     let points: Vec<NewPricePoint<'_>> = before
         .outcomes
         .iter()
@@ -97,7 +100,7 @@ fn apply(tx: &mut Tx<'_>, trader: &Trader, before: &Market, plan: TradePlan) -> 
         .map(|(i, (outcome, price))| NewPricePoint {
             outcome_id: &outcome.id,
             price: price.raw(),
-            volume: if i == traded { plan.record.amount.0 } else { 0 },
+            volume: if i == traded { amount } else { 0 },
             total_before: outcome.total_volume,
         })
         .collect();

@@ -23,11 +23,13 @@ use crate::error::{Error, Result};
 
 /// What a trade starts from, as the store read it inside the trade's transaction.
 pub(crate) struct TradeStart<'a> {
+    /// The ids of the accounts the trade moves.
+    pub(crate) accounts: &'a TradeAccounts,
     /// Locked (or as the running batch left it), with its pool.
     pub(crate) market: &'a Market,
     /// What the trader holds of the traded outcome, as stored; None if nothing yet.
     pub(crate) position: Option<&'a Position>,
-    /// The stored balances among [`trade_accounts`]; an account absent here does not exist.
+    /// The stored balances among `accounts`; an account absent here does not exist.
     pub(crate) balances: &'a [(String, u128)],
     /// The trader's wallet address (the trade record shows it).
     pub(crate) wallet_address: &'a str,
@@ -37,16 +39,35 @@ pub(crate) struct TradeStart<'a> {
     pub(crate) new_position_id: PositionId,
 }
 
-/// The accounts a trade by `wallet_id` moves on the market `market_id` (created by
-/// `creator_wallet_id`, in `token_id`): the wallet's, the market's pool, the creator's wallet
+/// The accounts a trade moves: the trader's wallet, the market's pool, the creator's wallet
 /// and the platform's (for the fee).
-pub(crate) fn trade_accounts(market_id: &str, creator_wallet_id: &str, token_id: &str, wallet_id: &str) -> [String; 4] {
-    [
-        ledger::wallet_account(wallet_id, token_id),
-        ledger::pool_account(market_id),
-        ledger::wallet_account(creator_wallet_id, token_id),
-        ledger::platform_account(token_id),
-    ]
+#[derive(Debug, Clone)]
+pub(crate) struct TradeAccounts {
+    pub(crate) wallet: String,
+    pub(crate) pool: String,
+    pub(crate) creator: String,
+    pub(crate) platform: String,
+}
+
+impl TradeAccounts {
+    /// A trade by `wallet_id` on the market `market_id`, created by `creator_wallet_id`, in
+    /// `token_id`.
+    pub(crate) fn of(market_id: &str, creator_wallet_id: &str, token_id: &str, wallet_id: &str) -> TradeAccounts {
+        TradeAccounts {
+            wallet: ledger::wallet_account(wallet_id, token_id),
+            pool: ledger::pool_account(market_id),
+            creator: ledger::wallet_account(creator_wallet_id, token_id),
+            platform: ledger::platform_account(token_id),
+        }
+    }
+
+    /// The distinct ids, sorted (the creator may be the trader).
+    pub(crate) fn ids(&self) -> Vec<&str> {
+        let mut ids = vec![self.wallet.as_str(), &self.pool, &self.creator, &self.platform];
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
 }
 
 /// What one trade changes in its market's row and its outcome's.
@@ -75,18 +96,31 @@ impl TradeTotals {
 
 /// Everything one trade changes.
 #[derive(Debug)]
-pub(crate) struct TradePlan {
-    pub(crate) transfers: Vec<Transfer>,
-    pub(crate) balances: Balances,
+pub(crate) struct TradePlan<'a> {
+    pub(crate) transfers: Vec<Transfer<'a>>,
+    pub(crate) balances: Balances<'a>,
     pub(crate) position: Position,
     /// The position's status as stored; None: the trade opens it.
     pub(crate) stored_status: Option<PositionStatus>,
-    pub(crate) record: TradeRecord,
     pub(crate) totals: TradeTotals,
     /// Every outcome's price after the trade, in outcome order.
     pub(crate) prices: Vec<lmsr::Price>,
-    /// In the order they happen: balances, the position, the trade.
+    /// In the order they happen: balances, the position, the trade (whose event carries the
+    /// trade record, see [`TradePlan::record`]).
     pub(crate) events: Vec<Event>,
+}
+
+impl TradePlan<'_> {
+    /// The trade record, as its `trade.created` event carries it.
+    pub(crate) fn record(&self) -> &TradeRecord {
+        self.events
+            .iter()
+            .find_map(|e| match e {
+                Event::TradeCreated(created) => Some(&created.trade),
+                _ => None,
+            })
+            .expect("a plan's events include its trade")
+    }
 }
 
 fn checked_add(a: u128, b: u128) -> Result<u128> {
@@ -112,41 +146,41 @@ fn trade_time(m: &Market, now: Micros) -> Micros {
 
 /// The money of one trade: `payer` pays `principal` to `payee`, and `fee_payer` pays the
 /// creator's and the platform's shares of the fee.
-struct Money {
+struct Money<'a> {
     kind: &'static str,
-    payer: Account,
-    payee: Account,
+    payer: Account<'a>,
+    payee: Account<'a>,
     principal: u128,
-    fee_payer: Account,
+    fee_payer: Account<'a>,
     fee: FeeSplit,
 }
 
-/// The transfers of `money` on `m`, recorded under the trade's id at `at`.
-fn trade_transfers(m: &Market, money: Money, reference: &str, at: Micros) -> Vec<Transfer> {
-    let token_id = m.token.id.to_string();
-    let transfer = |kind: &'static str, from: &Account, to: Account, amount: u128| Transfer {
+/// The transfers of `money` on the trade's market, recorded under its id at `at`.
+fn trade_transfers<'a>(start: &'a TradeStart<'a>, money: Money<'a>, at: Micros) -> Vec<Transfer<'a>> {
+    let m = start.market;
+    let transfer = |kind: &'static str, from: Account<'a>, to: Account<'a>, amount: u128| Transfer {
         kind,
-        from: Some(from.clone()),
+        from: Some(from),
         to: Some(to),
-        token_id: token_id.clone(),
+        token_id: &m.token.id,
         amount,
-        reference_id: Some(reference.to_string()),
+        reference_id: Some(&start.trade_id),
         at,
     };
     vec![
-        transfer(money.kind, &money.payer, money.payee.clone(), money.principal),
-        transfer("creator_fee", &money.fee_payer, Account::wallet(&m.creator_wallet_id, &m.token.id), money.fee.creator),
-        transfer("platform_fee", &money.fee_payer, Account::platform(&m.token.id), money.fee.platform),
+        transfer(money.kind, money.payer, money.payee, money.principal),
+        transfer("creator_fee", money.fee_payer, Account::wallet(&start.accounts.creator, &m.creator_wallet_id), money.fee.creator),
+        transfer("platform_fee", money.fee_payer, Account::platform(&start.accounts.platform), money.fee.platform),
     ]
 }
 
 /// One filled trade: its amounts as its record shows them, the money it moved and the
 /// position it left.
-struct Fill<'a> {
+struct Fill<'a, 'q> {
     outcome: usize,
     at: Micros,
-    transfers: Vec<Transfer>,
-    balances: Balances,
+    transfers: Vec<Transfer<'a>>,
+    balances: Balances<'a>,
     position: Position,
     kind: TradeKind,
     amount: u128,
@@ -154,18 +188,18 @@ struct Fill<'a> {
     fee: u128,
     shares: u128,
     new_total_shares: u128,
-    average_price: &'a str,
+    average_price: &'q str,
     prices: Vec<lmsr::Price>,
 }
 
 /// What bets and sales share once their money and position are settled: the record, the
 /// totals, the events and the common part of the receipt.
-fn finish(start: &TradeStart<'_>, trader: &Trader, fill: Fill<'_>) -> Result<(TradePlan, FilledTrade)> {
+fn finish<'a>(start: &'a TradeStart<'a>, trader: &Trader, fill: Fill<'a, '_>) -> Result<(TradePlan<'a>, FilledTrade)> {
     let Fill { outcome, at, transfers, balances, position, .. } = fill;
     let m = start.market;
     let o = &m.outcomes[outcome];
-    let wallet = ledger::wallet_account(&trader.wallet_id, &m.token.id);
-    let pool_after = balances.after(&ledger::pool_account(&m.id));
+    let wallet = &start.accounts.wallet;
+    let pool_after = balances.after(&start.accounts.pool);
     let totals = TradeTotals {
         outcome,
         total_shares: fill.new_total_shares,
@@ -194,7 +228,7 @@ fn finish(start: &TradeStart<'_>, trader: &Trader, fill: Fill<'_>) -> Result<(Tr
     let prices =
         m.outcomes.iter().zip(&fill.prices).map(|(o, p)| OutcomePrice { outcome_id: o.id.clone(), price: p.to_string() }).collect();
     events.push(Event::TradeCreated(TradeCreated {
-        trade: record.clone(),
+        trade: record,
         prices,
         total_volume: Wei(totals.market_volume),
         total_pool: Wei(pool_after),
@@ -205,20 +239,20 @@ fn finish(start: &TradeStart<'_>, trader: &Trader, fill: Fill<'_>) -> Result<(Tr
         session_id: trader.session_id.clone(),
         average_price: fill.average_price.to_string(),
         transaction_fee: Wei(fill.fee),
-        balance_before: Wei(balances.before(&wallet)),
-        balance_after: Wei(balances.after(&wallet)),
+        balance_before: Wei(balances.before(wallet)),
+        balance_after: Wei(balances.after(wallet)),
         position_id: position.id.clone(),
         new_outcome_price: new_price.to_string(),
         created_at: Timestamp(at),
         status: TradeStatus::Confirmed,
     };
     let stored_status = start.position.map(|p| p.status);
-    Ok((TradePlan { transfers, balances, position, stored_status, record, totals, prices: fill.prices, events }, filled))
+    Ok((TradePlan { transfers, balances, position, stored_status, totals, prices: fill.prices, events }, filled))
 }
 
 /// A bet: the wallet pays `amount`; the fee goes to the creator and the platform, the rest
 /// into the pool, and buys shares.
-pub(crate) fn plan_bet(start: &TradeStart<'_>, trader: &Trader, req: &BetRequest) -> Result<(TradePlan, BetReceipt)> {
+pub(crate) fn plan_bet<'a>(start: &'a TradeStart<'a>, trader: &'a Trader, req: &BetRequest) -> Result<(TradePlan<'a>, BetReceipt)> {
     let m = start.market;
     let index = traded_outcome(m, trader, &req.outcome_id)?;
     let at = trade_time(m, start.now);
@@ -242,16 +276,10 @@ pub(crate) fn plan_bet(start: &TradeStart<'_>, trader: &Trader, req: &BetRequest
     position.status = PositionStatus::Active;
     position.updated_at = at;
 
-    let wallet = Account::wallet(&trader.wallet_id, &m.token.id);
-    let money = Money {
-        kind: "bet",
-        payer: wallet.clone(),
-        payee: Account::pool(&m.id),
-        principal: quote.net_amount,
-        fee_payer: wallet,
-        fee: quote.fee,
-    };
-    let transfers = trade_transfers(m, money, &start.trade_id, at);
+    let wallet = Account::wallet(&start.accounts.wallet, &trader.wallet_id);
+    let pool = Account::pool(&start.accounts.pool, &m.id);
+    let money = Money { kind: "bet", payer: wallet, payee: pool, principal: quote.net_amount, fee_payer: wallet, fee: quote.fee };
+    let transfers = trade_transfers(start, money, at);
     let balances = ledger::apply(start.balances, &transfers).map_err(|e| match e {
         TransferError::Insufficient { .. } => {
             Error::rule("insufficient_balance", format!("wallet balance is below the bet amount {}", req.amount))
@@ -286,7 +314,7 @@ pub(crate) fn plan_bet(start: &TradeStart<'_>, trader: &Trader, req: &BetRequest
 
 /// A sale: the pool pays the gross proceeds, of which the fee goes to the creator and the
 /// platform and the rest to the wallet.
-pub(crate) fn plan_sell(start: &TradeStart<'_>, trader: &Trader, req: &SellRequest) -> Result<(TradePlan, SaleReceipt)> {
+pub(crate) fn plan_sell<'a>(start: &'a TradeStart<'a>, trader: &'a Trader, req: &SellRequest) -> Result<(TradePlan<'a>, SaleReceipt)> {
     let m = start.market;
     let index = traded_outcome(m, trader, &req.outcome_id)?;
     let at = trade_time(m, start.now);
@@ -295,16 +323,10 @@ pub(crate) fn plan_sell(start: &TradeStart<'_>, trader: &Trader, req: &SellReque
     let mut position = held.cloned().ok_or_else(|| Error::rule("insufficient_shares", "no shares of this outcome to sell"))?;
     let outcome = &m.outcomes[index];
 
-    let pool = Account::pool(&m.id);
-    let money = Money {
-        kind: "sell",
-        payer: pool.clone(),
-        payee: Account::wallet(&trader.wallet_id, &m.token.id),
-        principal: quote.net_proceeds,
-        fee_payer: pool,
-        fee: quote.fee,
-    };
-    let transfers = trade_transfers(m, money, &start.trade_id, at);
+    let wallet = Account::wallet(&start.accounts.wallet, &trader.wallet_id);
+    let pool = Account::pool(&start.accounts.pool, &m.id);
+    let money = Money { kind: "sell", payer: pool, payee: wallet, principal: quote.net_proceeds, fee_payer: pool, fee: quote.fee };
+    let transfers = trade_transfers(start, money, at);
     let balances = ledger::apply(start.balances, &transfers).map_err(|e| Error::internal(format!("the pool cannot pay a sale: {e:?}")))?;
 
     // Average-cost basis: remove the sold shares' share of the basis, rounded up so the

@@ -81,8 +81,15 @@ fn balances(m: &Market, wallet: u128) -> Vec<(String, u128)> {
     vec![(ledger::wallet_account("w", "t"), wallet), (ledger::pool_account(&m.id), m.pool)]
 }
 
+/// The accounts of trades by wallet `w` on market `m` (token `t`, created by `creator`).
+fn accounts() -> &'static TradeAccounts {
+    static ACCOUNTS: std::sync::OnceLock<TradeAccounts> = std::sync::OnceLock::new();
+    ACCOUNTS.get_or_init(|| TradeAccounts::of("m", "creator", "t", "w"))
+}
+
 fn start<'a>(m: &'a Market, position: Option<&'a Position>, balances: &'a [(String, u128)]) -> TradeStart<'a> {
     TradeStart {
+        accounts: accounts(),
         market: m,
         position,
         balances,
@@ -130,14 +137,13 @@ fn a_bet_pays_its_fee_to_creator_and_platform_and_buys_with_the_rest() {
     // 1% creator + 2% platform of 10 tokens: 0.3 tokens of fee, 0.1 and 0.2.
     let m = market(1_000 * TOKEN, &[0, 0], 10_000, 20_000);
     let stored = balances(&m, 50 * TOKEN);
-    let (plan, receipt) = plan_bet(&start(&m, None, &stored), &trader(), &bet("o0", 10 * TOKEN)).expect("bet");
+    let begun = start(&m, None, &stored);
+    let trader = trader();
+    let (plan, receipt) = plan_bet(&begun, &trader, &bet("o0", 10 * TOKEN)).expect("bet");
     let net = 10 * TOKEN - 3 * TOKEN / 10;
     let bought = lmsr::buy(m.b, &[0, 0], 0, net).expect("reference buy");
-    let transfers: Vec<(&str, &str, &str, u128)> = plan
-        .transfers
-        .iter()
-        .map(|t| (t.kind, t.from.as_ref().unwrap().id.as_str(), t.to.as_ref().unwrap().id.as_str(), t.amount))
-        .collect();
+    let transfers: Vec<(&str, &str, &str, u128)> =
+        plan.transfers.iter().map(|t| (t.kind, t.from.unwrap().id, t.to.unwrap().id, t.amount)).collect();
     assert_eq!(
         transfers,
         vec![
@@ -149,12 +155,12 @@ fn a_bet_pays_its_fee_to_creator_and_platform_and_buys_with_the_rest() {
     assert_eq!(plan.balances.after("wallet:w:t"), 40 * TOKEN);
     assert_eq!(plan.balances.after("pool:m"), m.pool + net);
     assert_eq!(plan.balances.after("wallet:creator:t"), TOKEN / 10);
-    assert_eq!(plan.balances.created().map(|t| t.account.id.as_str()).collect::<Vec<_>>(), ["wallet:creator:t", "platform:t"]);
+    assert_eq!(plan.balances.created().map(|t| t.account.id).collect::<Vec<_>>(), ["wallet:creator:t", "platform:t"]);
     assert_eq!(net_change(&plan), 0);
     assert_eq!((plan.position.id.as_str(), plan.position.shares, plan.position.total_invested), ("position", bought.shares, net));
     assert_eq!(plan.stored_status, None);
     assert_eq!(
-        (plan.record.amount.0, plan.record.shares.0, plan.record.fee.0, plan.record.net_amount.0),
+        (plan.record().amount.0, plan.record().shares.0, plan.record().fee.0, plan.record().net_amount.0),
         (10 * TOKEN, bought.shares, 3 * TOKEN / 10, net)
     );
     assert_eq!(plan.totals.total_shares, bought.shares);
@@ -171,7 +177,9 @@ fn a_bet_adds_to_a_held_position_and_keeps_its_id() {
     let m = market(1_000 * TOKEN, &[5 * TOKEN, 0], 0, 0);
     let stored = balances(&m, 50 * TOKEN);
     let position = held(5 * TOKEN, 3 * TOKEN);
-    let (plan, _) = plan_bet(&start(&m, Some(&position), &stored), &trader(), &bet("o0", TOKEN)).expect("bet");
+    let begun = start(&m, Some(&position), &stored);
+    let trader = trader();
+    let (plan, _) = plan_bet(&begun, &trader, &bet("o0", TOKEN)).expect("bet");
     let bought = lmsr::buy(m.b, &[5 * TOKEN, 0], 0, TOKEN).unwrap().shares;
     assert_eq!((plan.position.id.as_str(), plan.position.shares, plan.position.total_invested), ("held", 5 * TOKEN + bought, 4 * TOKEN));
     assert_eq!(plan.stored_status, Some(PositionStatus::Active));
@@ -224,7 +232,9 @@ fn a_sale_pays_the_wallet_net_of_the_fee_and_removes_basis_rounded_up() {
     let stored = balances(&m, 0);
     // 3 of 7 tokens' worth of shares leave 4/7 of a basis of 10 wei: 10 - ceil(30/7) = 5.
     let position = held(7 * TOKEN, 10);
-    let (plan, receipt) = plan_sell(&start(&m, Some(&position), &stored), &trader(), &sale("o0", 3 * TOKEN)).expect("sell");
+    let begun = start(&m, Some(&position), &stored);
+    let trader = trader();
+    let (plan, receipt) = plan_sell(&begun, &trader, &sale("o0", 3 * TOKEN)).expect("sell");
     let proceeds = lmsr::sell(m.b, &q, 0, 3 * TOKEN).unwrap().proceeds;
     let fee = split_fee(proceeds, 10_000, 10_000);
     assert_eq!((plan.position.shares, plan.position.total_invested, plan.position.status), (4 * TOKEN, 5, PositionStatus::Active));
@@ -232,7 +242,7 @@ fn a_sale_pays_the_wallet_net_of_the_fee_and_removes_basis_rounded_up() {
     assert_eq!(plan.balances.after("pool:m"), m.pool - proceeds);
     assert_eq!(net_change(&plan), 0);
     assert_eq!((receipt.shares_sold.0, receipt.proceeds.0, receipt.net_proceeds.0), (3 * TOKEN, proceeds, proceeds - fee.total));
-    assert_eq!(plan.record.amount.0, proceeds);
+    assert_eq!(plan.record().amount.0, proceeds);
     assert_eq!(plan.totals.total_shares, 7 * TOKEN);
 }
 
@@ -242,7 +252,9 @@ fn selling_every_share_closes_the_position_with_no_basis() {
     let m = market(1_000 * TOKEN, &q, 0, 0);
     let stored = balances(&m, 0);
     let position = held(5 * TOKEN, 2 * TOKEN);
-    let (plan, _) = plan_sell(&start(&m, Some(&position), &stored), &trader(), &sale("o0", 5 * TOKEN)).expect("sell");
+    let begun = start(&m, Some(&position), &stored);
+    let trader = trader();
+    let (plan, _) = plan_sell(&begun, &trader, &sale("o0", 5 * TOKEN)).expect("sell");
     assert_eq!((plan.position.shares, plan.position.total_invested, plan.position.status), (0, 0, PositionStatus::Closed));
 }
 
@@ -271,8 +283,10 @@ fn the_trade_clock_never_runs_behind_the_markets_last_change() {
     let mut m = market(1_000 * TOKEN, &[0, 0], 0, 0);
     m.updated_at = NOW + 5;
     let stored = balances(&m, 50 * TOKEN);
-    let (plan, receipt) = plan_bet(&start(&m, None, &stored), &trader(), &bet("o0", TOKEN)).expect("bet");
-    assert_eq!((plan.totals.at, receipt.fill.created_at.0, plan.record.created_at.0), (NOW + 5, NOW + 5, NOW + 5));
+    let begun = start(&m, None, &stored);
+    let trader = trader();
+    let (plan, receipt) = plan_bet(&begun, &trader, &bet("o0", TOKEN)).expect("bet");
+    assert_eq!((plan.totals.at, receipt.fill.created_at.0, plan.record().created_at.0), (NOW + 5, NOW + 5, NOW + 5));
 }
 
 proptest! {
@@ -292,7 +306,9 @@ proptest! {
     ) {
         let m = market(b, &[q0, q1], creator, platform);
         let stored = balances(&m, 200_000 * TOKEN);
-        let result = plan_bet(&start(&m, None, &stored), &trader(), &bet("o1", amount));
+        let begun = start(&m, None, &stored);
+        let trader = trader();
+        let result = plan_bet(&begun, &trader, &bet("o1", amount));
         let Ok((plan, receipt)) = result else {
             prop_assert!(matches!(result, Err(Error::Rule { code: "trade_too_small" | "amount_too_large", .. })), "{result:?}");
             return Ok(());
@@ -326,7 +342,9 @@ proptest! {
         let m = market(b, &[q0, q1], fees / 2, fees - fees / 2);
         let stored = balances(&m, 0);
         let position = held(held_shares, invested);
-        let result = plan_sell(&start(&m, Some(&position), &stored), &trader(), &sale("o0", sold));
+        let begun = start(&m, Some(&position), &stored);
+        let trader = trader();
+        let result = plan_sell(&begun, &trader, &sale("o0", sold));
         let Ok((plan, receipt)) = result else {
             prop_assert!(matches!(result, Err(Error::Rule { code: "trade_too_small", .. })), "{result:?}");
             return Ok(());

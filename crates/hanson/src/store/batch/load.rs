@@ -72,12 +72,12 @@ pub(crate) fn session(c: &mut dyn Conn, rows: Option<&mut BatchRows>, session_id
 /// (written by `flush`) or at once.
 pub(crate) fn set_balance(c: &mut dyn Conn, mut rows: Option<&mut BatchRows>, balances: &Balances) -> Result<()> {
     for created in balances.created() {
-        accounts::create_account(c, &created.account, &created.token_id, created.after)?;
+        accounts::create_account(c, &created.account, created.token_id, created.after)?;
     }
     for changed in balances.changed() {
         match rows.as_deref_mut() {
-            Some(rows) => rows.set_balance(&changed.account.id, changed.after),
-            None => accounts::set_balance(c, &changed.account.id, changed.after)?,
+            Some(rows) => rows.set_balance(changed.account.id, changed.after),
+            None => accounts::set_balance(c, changed.account.id, changed.after)?,
         }
     }
     Ok(())

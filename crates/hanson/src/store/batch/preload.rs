@@ -4,7 +4,8 @@
 use super::{BatchRows, MarketCopies};
 use crate::domain::ledger::pool_account;
 use crate::domain::position::Position;
-use crate::domain::trade::{plan, Trader};
+use crate::domain::trade::plan::TradeAccounts;
+use crate::domain::trade::Trader;
 use crate::error::{Error, Result};
 use crate::store::sql::{Conn, FromRow, Param, Row};
 use crate::store::{accounts, event_log, markets, positions, sessions};
@@ -157,7 +158,8 @@ fn trade_accounts<'m>(keys: &[TradeKeys], markets: impl Iterator<Item = (&'m str
     let mut accounts: Vec<String> = Vec::new();
     for (market_id, creator, token) in markets {
         for k in keys.iter().filter(|k| k.market_id == market_id) {
-            accounts.extend(plan::trade_accounts(market_id, creator, token, &k.wallet_id));
+            let a = TradeAccounts::of(market_id, creator, token, &k.wallet_id);
+            accounts.extend([a.wallet, a.pool, a.creator, a.platform]);
         }
     }
     accounts.sort_unstable();
