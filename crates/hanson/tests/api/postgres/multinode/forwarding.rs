@@ -128,10 +128,20 @@ async fn only_the_leaders_own_key_lifts_the_rate_limits() {
     let f = Fixture::new_with(Settings { forward_trades: false, ..Settings::default() }).await;
     let client = reqwest::Client::new();
     let leader = node(&f.app.database_url, &["--rate-per-ip", "0.01", "--burst-per-ip", "2"]).await;
-    until_leading(&client, &leader.base).await;
+    // Waited for in the database, not through /metrics: the node's own limits allow two
+    // requests, and a slow start would spend them on polling.
     let observer = library::Db::open(&f.app.database_url);
-    let stored = observer.text("SELECT value FROM settings WHERE name = 'trade_leader'", &[]).await;
-    let stored: Value = serde_json::from_str(&stored).unwrap();
+    let mut stored = Value::Null;
+    for _ in 0..100 {
+        let row = observer.text("SELECT COALESCE((SELECT value FROM settings WHERE name = 'trade_leader'), '{}')", &[]).await;
+        stored = serde_json::from_str(&row).unwrap();
+        if stored["url"] == leader.base.as_str() {
+            // The node writes its row, then reports the lead to its router.
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
     assert_eq!(stored["url"], leader.base.as_str());
     let key = stored["key"].as_str().unwrap().to_string();
     assert_eq!(key.len(), 64);
