@@ -1,9 +1,8 @@
 //! Bets and sells forwarded to the node that runs the trades, when several nodes share one
 //! PostgreSQL database (`store::postgres::leader`). Each node's trade batches lock the
 //! database in turns, and a batch after another node's must read again what that one wrote;
-//! with every trade run on one node, its batches stay whole and its kept copies stay good.
-//! Two nodes on the hot market, interleaved with the build before, forwarding won every pair
-//! (+14.7% in medians; `docs/performance.md`, "Trades forwarded to one node").
+//! with every trade run on one node, its batches stay whole and its kept copies stay good
+//! (`docs/architecture.md`, "Forwarding trades to one node").
 //!
 //! The request goes on as the client sent it (the leader authenticates it, keeps its
 //! idempotency key, and so on), with the client's address and the leader's key in two
@@ -14,8 +13,7 @@
 //! `Idempotency-Key`).
 //!
 //! One trade to a request: gathering a follower's trades into one request to the leader
-//! saved CPU only by making them wait for it, and lost more than it saved
-//! (`docs/performance.md`, "Forwarded trades sent many to a request").
+//! saved CPU only by making them wait for it, and lost more than it saved.
 
 use std::net::IpAddr;
 use std::sync::{Arc, RwLock};

@@ -1,6 +1,6 @@
 //! Token-bucket rate limits per client IP and per credential, through `governor`'s keyed
 //! GCRA limiters. Buckets live in this process: with several nodes each enforces its own
-//! share (documented in the README).
+//! share (`docs/operations.md`).
 
 use std::hash::Hash;
 use std::num::NonZeroU32;

@@ -55,8 +55,7 @@ impl RenderedMarkets {
 
     /// Renders the markets, newest first, until all are kept or half the cache is used, so that
     /// a node's first searches find them. Loaded by the searches instead, they made the first
-    /// seconds of a node on PostgreSQL the search tail (about 24 us a market, half of it the
-    /// database's); see `docs/performance.md`.
+    /// seconds of a node on PostgreSQL the search tail.
     pub(crate) async fn warm(self: Arc<Self>, store: Store) {
         let mut before: Option<String> = None;
         loop {

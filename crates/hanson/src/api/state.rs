@@ -86,8 +86,8 @@ pub(crate) struct Limiters {
 }
 
 /// What handlers share, behind one `Arc`: axum clones the state for every extractor and
-/// middleware of every request, and with a field per `Arc` those clones and drops took about
-/// 5% of the server's time under the hot-market load (perf).
+/// middleware of every request, and a field per `Arc` made those clones and drops a
+/// noticeable part of the server's time.
 #[derive(Clone)]
 pub(crate) struct AppState(Arc<Shared>);
 

@@ -25,8 +25,8 @@ const YEAR_0: Micros = -62_167_219_200_000_000;
 
 /// Writes [`format_micros`]'s text into `text` without allocating; an instant outside years
 /// 0 to 9999 (none the API accepts) is written as the nearest one. Every event envelope
-/// and response carries several timestamps, and `format!` was 1.5% of SQLite's writer
-/// thread and 2.5% of PostgreSQL's batch thread in many_markets (`docs/performance.md`).
+/// and response carries several timestamps, and `format!` showed in the profiles of SQLite's
+/// writer and PostgreSQL's batch thread.
 fn write_micros(micros: Micros, text: &mut [u8; FORMATTED_LEN]) -> &str {
     let micros = micros.clamp(YEAR_0, YEAR_10000 - 1);
     let days = micros.div_euclid(86_400_000_000);

@@ -49,7 +49,7 @@ pub fn current_seqs(c: &mut dyn Conn, market_ids: &[&str]) -> Result<Vec<(String
 pub fn current_seqs_read<'a>(market_ids: &'a [&'a str]) -> (String, Vec<Param<'a>>) {
     let (_, params) = id_list(market_ids);
     // The ids are compared as bound, not as `markets.id`: on PostgreSQL that column's "C"
-    // collation is not the index's, and the lookup became a scan (17 ms a batch). The last
+    // collation is not the index's, and the lookup became a scan. The last
     // seq is read as the first row of a backward walk, not as MAX(seq), which PostgreSQL may
     // plan as an aggregate over every event of the market when its statistics are older than
     // the log ([`seq_end`]).
@@ -302,8 +302,8 @@ pub(crate) fn market_events(c: &mut dyn Conn, market_id: &str, after: i64, befor
 /// The first (`ASC`) or last (`DESC`) seq of the market `market` names in the log (NULL when
 /// it holds none), read as one step of an index walk. As `MIN(seq)` / `MAX(seq)`, PostgreSQL
 /// planned an aggregate over every event of the market whenever its statistics predated most
-/// of the log: after an ANALYZE taken while the hot market's log was young, 4.7 ms a batch
-/// and half of hot_market's throughput.
+/// of the log (after an ANALYZE taken while the hot market's log was young, it halved
+/// hot_market's throughput).
 fn seq_end(market: &str, direction: &str) -> String {
     format!("SELECT seq FROM events WHERE events.market_id = {market} ORDER BY seq {direction} LIMIT 1")
 }

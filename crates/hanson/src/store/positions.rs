@@ -111,7 +111,7 @@ pub fn changed_positions_read<'a>(pairs: &'a [(&'a str, &'a str, &'a str, i64)])
         .collect();
     // A lookup per pair can only be planned as a probe of the pair's index: an IN list was
     // planned as a scan of every position whenever the statistics were older than the table
-    // (12 ms of a 28 ms batch in many_markets), and two IN lists probed every wallet with
+    // (a large part of a many_markets batch), and two IN lists probed every wallet with
     // every outcome. Padded to a power of two with the last pair, as `id_list` pads, so the
     // statement stays prepared. The rows are locked in the pairs' order, and trade batches,
     // the only statements that lock several positions, run one at a time.

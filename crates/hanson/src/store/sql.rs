@@ -121,7 +121,7 @@ pub(crate) fn placeholders(first: usize, count: usize) -> String {
 }
 
 /// Statements are built on every call of the hot paths; one buffer, no formatting machinery
-/// (`write!` was 3% of the PostgreSQL batch thread, most of it the formatter's own work).
+/// (`write!`'s own work showed in the PostgreSQL batch thread's profile).
 fn push_placeholders(out: &mut String, first: usize, count: usize) {
     let mut number = itoa::Buffer::new();
     for i in first..first + count {

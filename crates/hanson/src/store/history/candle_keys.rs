@@ -47,8 +47,8 @@ pub(super) struct KeptCandleKeys {
 /// The point counts of one settled hour's minute candles: an hour before the market's last
 /// candle's, which no point can join any more (points arrive in time order). A raw page over
 /// a date range counted the whole minutes of its partial hours at both ends from these
-/// candles (up to 118 rows each, 0.2 ms), and its walk to its offset passed up to an hour of
-/// points (0.5 ms for 700): kept, both are counted here.
+/// candles (up to 118 rows each), and its walk to its offset passed up to an hour of points:
+/// kept, both are counted here.
 pub(super) struct HourMinutes {
     /// The outcomes that have candles in the hour, in id order; `minutes` name them by index.
     pub(super) outcomes: Vec<String>,

@@ -109,11 +109,10 @@ fn split(from: Option<Micros>, to: Option<Micros>, width: Micros) -> Split {
 /// Where clause over the candles of a scope of `width` in `range`, its parameters numbered
 /// from `$first`, and those parameters: market, the range's bounds, and the outcome when the
 /// scope names one. An open end (`Micros::MIN` or `Micros::MAX`) is left out: it matches
-/// every candle, yet PostgreSQL still checked it on every index entry it walked (the hourly
-/// page over a whole history took 0.75 ms against 0.89 ms with both bounds). The width, one
-/// of two, is written into the statement: planned without its values (`price_history`), a
+/// every candle, yet PostgreSQL still checked it on every index entry it walked. The width,
+/// one of two, is written into the statement: planned without its values (`price_history`), a
 /// width parameter was taken to match half the candles, and their count read the whole
-/// table (10 ms against 0.2 ms over a month of hourly candles).
+/// table.
 fn candles_where<'a>(scope: &'a Scope, width: Micros, range: (Micros, Micros), first: usize) -> (String, Vec<Param<'a>>) {
     let mut params = vec![Param::Text(&scope.market_id)];
     let mut terms = vec![format!("market_id = ${first}"), format!("width = {width}")];
@@ -143,9 +142,8 @@ fn volume_between(before: u128, after: u128) -> Result<u128> {
 
 /// Whether pages seek to their offset (by key, or through the candles' point counts) rather
 /// than walk to it. Only PostgreSQL does: SQLite walks an index in process, and on the bench's
-/// million points its walks were the faster by far (an hourly page at offset 1,300: 0.17 ms
-/// walked, 0.66 ms by key; a raw page at offset 3,900: 0.36 ms walked, 2.95 ms through the
-/// candles, whose windowed sums SQLite computes for every hour and sorts).
+/// million points its walks were the faster by far (through the candles, SQLite computes the
+/// windowed sums for every hour and sorts them).
 fn seeks_to_offset(c: &dyn Conn) -> bool {
     c.dialect() == super::sql::Dialect::Postgres
 }

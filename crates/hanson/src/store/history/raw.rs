@@ -16,8 +16,8 @@ use crate::store::sql::{Conn, Param};
 /// candle widths, narrowest first: the widest takes the whole buckets (the hourly candles'
 /// point counts), the narrower ones the whole buckets inside the partial ones at the ends,
 /// and only what is left there (partial minutes) is counted point by point.
-/// With `kept` hourly candle keys, the hours before the last are counted from them (the
-/// outcome's month of hours took 0.6 ms of the 0.72 ms of its raw page).
+/// With `kept` hourly candle keys, the hours before the last are counted from them (counting
+/// a month of hours was most of an outcome's raw page).
 pub(super) fn raw_total_terms<'a>(
     scope: &'a Scope,
     from: Option<Micros>,
@@ -127,8 +127,8 @@ pub(super) fn seek_hour(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery, column:
     let d = q.direction.as_sql();
     // Per candle, in the page's order: the points of its bucket (every outcome's candle of
     // that start) and of every bucket up to it. A GROUP BY start was planned as a forward walk
-    // and a sort of every bucket (1.1 ms for 721 hours); these windows follow the index in
-    // either direction and stop at the bucket found (0.16 ms).
+    // and a sort of every bucket; these windows follow the index in either direction and stop
+    // at the bucket found.
     let sql = format!(
         "SELECT start, upto - points + head, {last} AS last_start FROM \
          (SELECT start, CAST(SUM(points) OVER (ORDER BY start {d} RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS BIGINT) AS points, \
@@ -210,9 +210,8 @@ pub(super) fn raw(c: &mut dyn Conn, scope: &Scope, q: &PriceQuery, keys: Option<
     // whole rows reads every row it skips.
     let sql = if seeks_to_offset(c) {
         // From the key `offset` entries in, one walk of the index reads the page's rows, which
-        // lie together in the table as they were written together (EXPLAIN ANALYZE, 700 points
-        // skipped and 60 read: 16 buffers and 0.26 ms against 199 and 0.56 ms looking each
-        // row up by `seq`).
+        // lie together in the table as they were written together (fewer buffers than looking
+        // each row up by `seq`).
         let from_key = q.direction.at_or_past_sql();
         format!(
             "SELECT outcome_id, price, volume, at, {total_sql} FROM price_points WHERE {range} \

@@ -38,8 +38,7 @@ const MAX_BATCH: usize = 64;
 const TRADE_BATCH_LOCK: i64 = 0x0068_616e_736f_6e01;
 /// A batch's BEGIN, sent with its reads. Generic plans: the batch's reads list as many ids
 /// as it has trades, a statement text per count, each of which PostgreSQL would otherwise
-/// plan afresh for its first five runs (interleaved pairs: 7 of 9 won over hot_market,
-/// many_markets and two nodes; `docs/performance.md`).
+/// plan afresh for its first five runs.
 static BATCH_BEGIN: LazyLock<String> = LazyLock::new(|| format!("{BEGIN_WRITE}; {PLAN_ONCE}"));
 /// Takes the batch lock, first of the batch's reads; its row is how long it waited, in us.
 static TAKE_BATCH_LOCK: LazyLock<String> = LazyLock::new(|| {

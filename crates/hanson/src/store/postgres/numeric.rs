@@ -25,7 +25,7 @@ const TEN_16: u128 = 10_000_000_000_000_000;
 
 /// The wire bytes of `value` (no fraction, dscale 0). Allocation-free and with two u128
 /// divisions (a libcall each) rather than one a digit: a trade batch binds hundreds of
-/// amounts, and this was 3.4% of PostgreSQL's batch thread (`docs/performance.md`).
+/// amounts.
 pub(crate) fn encode(value: u128, out: &mut BytesMut) {
     // Base-10000 digits, least significant first: a u128 has at most 10.
     let mut digits = [0i16; 10];

@@ -254,7 +254,7 @@ fn run_reader(path: &Path, queue: &ReadQueue<ReadJob>) {
 /// copies the last commit before it began. Returns the copy's size in bytes.
 pub(crate) fn backup(url: &str, target: &Path) -> Result<u64> {
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        return Err(Error::invalid("database_url", "backup copies SQLite databases; for PostgreSQL use pg_dump (see the README)"));
+        return Err(Error::invalid("database_url", "backup copies SQLite databases; for PostgreSQL use pg_dump (see docs/operations.md)"));
     }
     let path = path_from_url(url).ok_or_else(|| Error::invalid("database_url", "expected sqlite://PATH"))?;
     if !path.exists() {
