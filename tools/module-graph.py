@@ -11,7 +11,9 @@ that hold A and B (so `store::batch::load -> store::sql` is `store::batch -> sto
 a module naming its own ancestor or descendant is inside one unit and counts for nothing.
 A set of siblings that reach each other is a circle.
 
-Usage: tools/module-graph.py [SRC_DIR]   (default crates/hanson/src)
+Usage: tools/module-graph.py [--siblings] [SRC_DIR]   (default crates/hanson/src)
+  --siblings  print the graph the rule is checked on (edges between siblings) instead of
+              the file-level one
 """
 
 import os
@@ -105,7 +107,9 @@ def resolve(ref, here, is_dir_module, modules):
 
 
 def main():
-    src = sys.argv[1] if len(sys.argv) > 1 else "crates/hanson/src"
+    args = [a for a in sys.argv[1:] if a != "--siblings"]
+    lifted_only = "--siblings" in sys.argv[1:]
+    src = args[0] if args else "crates/hanson/src"
     files = {}
     for root, _, names in os.walk(src):
         for name in names:
@@ -124,9 +128,10 @@ def main():
                 edges[module].add(target)
 
     name = lambda m: "::".join(m) or "crate"
-    for m in sorted(modules):
-        if edges[m]:
-            print(f"{name(m)} -> {', '.join(sorted(name(t) for t in edges[m]))}")
+    if not lifted_only:
+        for m in sorted(modules):
+            if edges[m]:
+                print(f"{name(m)} -> {', '.join(sorted(name(t) for t in edges[m]))}")
 
     # Lift every edge to the siblings under the two modules' nearest common ancestor.
     siblings = {}
@@ -142,6 +147,10 @@ def main():
             siblings.setdefault(sb, set())
     edges = siblings
     modules = set(siblings)
+    if lifted_only:
+        for m in sorted(modules):
+            if edges[m]:
+                print(f"{name(m)} -> {', '.join(sorted(name(t) for t in edges[m]))}")
 
     # Tarjan's strongly connected components.
     index, low, stack, on_stack, sccs, counter = {}, {}, [], set(), [], [0]

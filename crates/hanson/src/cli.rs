@@ -390,7 +390,7 @@ async fn run(command: Command) -> Result<()> {
             print_json(json!({
                 "wallet_address": wallet_auth::to_checksum_address(&address),
                 "message": message,
-                "signature": format!("0x{}", auth::hex(&signature)),
+                "signature": format!("0x{}", wallet_auth::to_hex(&signature)),
             }));
             Ok(())
         }

@@ -14,7 +14,7 @@ use super::openapi::{E401, E404, E422};
 use super::state::AppState;
 use super::views::Message;
 use crate::auth::jwt::{Claims, ISSUER};
-use crate::auth::{hex, random_bytes};
+use crate::auth::random_bytes;
 use crate::domain::address::{parse_wallet_address, WalletType};
 use crate::domain::ids::{ProviderId, SessionId, WalletId};
 use crate::domain::session::{address_field, login_message, provider_id_field, AltKey, Login, LoginInput, NONCE_TTL_MICROS};
@@ -23,6 +23,7 @@ use crate::domain::time::{now_micros, Timestamp};
 use crate::error::{Error, Result, Validator};
 use crate::store::auth::{self as auth_store, LoginGrant, Refreshed};
 use crate::store::tenants;
+use wallet_auth::to_hex as hex;
 
 pub(crate) fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

@@ -64,7 +64,7 @@ impl Default for TradeRoute {
             .timeout(FORWARD_TIMEOUT)
             .build()
             .unwrap_or_default();
-        TradeRoute { lead: RwLock::new(Leadership::Unknown), own_key: crate::auth::hex(&crate::auth::random_bytes::<32>()), client }
+        TradeRoute { lead: RwLock::new(Leadership::Unknown), own_key: wallet_auth::to_hex(&crate::auth::random_bytes::<32>()), client }
     }
 }
 

@@ -122,7 +122,7 @@ impl AppState {
         let secret = match settings.jwt_secret {
             Some(secret) => secret,
             None => {
-                let generated = crate::auth::hex(&crate::auth::random_bytes::<32>());
+                let generated = wallet_auth::to_hex(&crate::auth::random_bytes::<32>());
                 store.write(move |c| crate::store::auth::jwt_secret(c, &generated)).await?
             }
         };

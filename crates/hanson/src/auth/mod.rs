@@ -11,11 +11,7 @@ pub(crate) fn random_bytes<const N: usize>() -> [u8; N] {
     bytes
 }
 
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// A new API key; only its hash is ever stored.
 pub(crate) fn generate_api_key() -> String {
-    format!("{API_KEY_PREFIX}{}", hex(&random_bytes::<32>()))
+    format!("{API_KEY_PREFIX}{}", wallet_auth::to_hex(&random_bytes::<32>()))
 }

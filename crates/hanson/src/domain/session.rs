@@ -175,7 +175,7 @@ impl Login {
                 .map_err(|_| invalid_signature())
         } else {
             let recovered = wallet_auth::recover_personal_sign(message.as_bytes(), &self.signature).map_err(|_| invalid_signature())?;
-            if crate::auth::hex(&recovered) != self.address[2..] {
+            if wallet_auth::to_hex(&recovered) != self.address[2..] {
                 return Err(invalid_signature());
             }
             Ok(())
