@@ -13,6 +13,7 @@ use super::support;
 use support::*;
 
 mod across_nodes;
+mod finality;
 mod forwarding;
 
 /// A `hanson serve` node on the database with `extra` flags.
