@@ -13,8 +13,8 @@ use super::support;
 use support::*;
 
 mod across_nodes;
-mod finality;
 mod forwarding;
+mod market_operations;
 
 /// A `hanson serve` node on the database with `extra` flags.
 async fn node(database_url: &str, extra: &[&str]) -> ServeProcess {
