@@ -48,6 +48,9 @@ def test_console_keeps_the_key_in_session_storage_only(world, open_tab):
 def test_console_creates_resolves_and_cancels_markets(world, open_tab):
     tab = open_tab()
     page = open_console(tab, world)
+    # Resolve and cancel ask first; each question is answered yes.
+    asked: list[str] = []
+    page.on("dialog", lambda d: (asked.append(d.message), d.accept()))
 
     # Create a market with three outcomes.
     question = "Will the console create this market with three outcomes?"
@@ -111,6 +114,7 @@ def test_console_creates_resolves_and_cancels_markets(world, open_tab):
     assert resolved.value.status == 200, resolved.value.text()
     body = resolved.value.request.post_data_json
     assert body["winning_outcome_id"] == maybe and body["resolver_wallet_id"] == "console", body
+    assert body["dispute_window_seconds"] == 0 and len(asked) == 1 and "Maybe" in asked[0], (body, asked)
     detail = world.market(market_id)
     assert detail["status"] == "resolved" and detail["winning_outcome_id"] == maybe
     [holding] = world.holdings(trader, market_id)
@@ -128,10 +132,76 @@ def test_console_creates_resolves_and_cancels_markets(world, open_tab):
     with page.expect_response(lambda r: r.url.endswith(f"/v1/providers/markets/{other.id}/cancel")) as cancelled:
         cancel.click()
     assert cancelled.value.status == 200, cancelled.value.text()
+    assert len(asked) == 2, asked
     assert world.market(other.id)["status"] == "cancelled"
     [refunded] = world.holdings(trader, other.id)
     assert refunded["status"] == "refunded"
     expect(cancel).to_have_count(0)
+
+
+def test_console_pauses_resumes_and_resolves_with_a_dispute_window(world, open_tab):
+    tab = open_tab()
+    page = open_console(tab, world)
+    market = world.create_market("Will the console pause and then resolve with a window?")
+    trader = world.login(User.named("window-trader"))
+    world.fund(trader, 50)
+    world.bet(trader, market.id, market.outcome("Yes"), tokens(5))
+    page.get_by_role("region", name="Your markets").get_by_role("button", name="Refresh").click()
+    page.get_by_test_id("console-markets").get_by_text(market.question).click()
+
+    # Pause with a reason: trading answers 409 market_paused; the console says since when.
+    pause = page.get_by_test_id("pause-button")
+    expect(pause).to_be_visible()
+    page.get_by_test_id("pause-reason").fill("Checking the score feed")
+    with page.expect_response(lambda r: r.url.endswith(f"/v1/providers/markets/{market.id}/pause")) as paused:
+        pause.click()
+    assert paused.value.status == 200, paused.value.text()
+    assert paused.value.request.headers.get("idempotency-key"), "the pause had no Idempotency-Key"
+    detail = world.market(market.id)
+    assert detail["trading_paused"] is True and detail["paused_reason"] == "Checking the score feed", detail
+    expect(page.get_by_test_id("console-paused")).to_contain_text("Checking the score feed")
+    status, refused = world.api.request("POST", "/v1/markets/bet-preview", {"outcome_id": market.outcome("Yes"), "amount": tokens(1)})
+    assert status == 409 and refused["code"] == "market_paused", refused
+
+    # The market page shows it paused, and its ticket does not trade.
+    viewer = open_tab().page
+    viewer.goto(f"/markets/{market.id}")
+    expect(viewer.get_by_test_id("market-notice")).to_contain_text("paused")
+    expect(viewer.get_by_test_id("market-notice")).to_contain_text("Checking the score feed")
+    expect(viewer.get_by_test_id("ticket-buy")).to_be_disabled()
+
+    with page.expect_response(lambda r: r.url.endswith(f"/v1/providers/markets/{market.id}/resume")) as resumed:
+        page.get_by_test_id("resume-button").click()
+    assert resumed.value.status == 200, resumed.value.text()
+    assert world.market(market.id)["trading_paused"] is False
+    expect(viewer.get_by_test_id("market-notice")).to_be_hidden()
+
+    # Resolve with a 60-minute window, confirmed first: final_at is shown, and it may be resolved again.
+    asked: list[str] = []
+    answer = {"yes": True}
+    page.on("dialog", lambda d: (asked.append(d.message), d.accept() if answer["yes"] else d.dismiss()))
+    page.get_by_test_id("resolve-outcome").select_option(label="Yes")
+    page.get_by_test_id("resolve-window").fill("60")
+    with page.expect_response(lambda r: r.url.endswith(f"/v1/providers/markets/{market.id}/resolve")) as resolved:
+        page.get_by_test_id("resolve-button").click()
+    assert resolved.value.status == 200, resolved.value.text()
+    assert resolved.value.request.post_data_json["dispute_window_seconds"] == 3600
+    assert len(asked) == 1 and "dispute window" in asked[0], asked
+    final_at = resolved.value.json()["final_at"]
+    detail = world.market(market.id)
+    assert detail["resolution_pending"] is True and detail["final_at"] == final_at, detail
+    expect(page.get_by_test_id("console-final-at")).to_be_visible()
+    expect(page.get_by_test_id("resolve-button")).to_have_text("Resolve again")
+    expect(viewer.get_by_test_id("market-notice")).to_contain_text("final at")
+
+    # A question answered no sends nothing and changes nothing.
+    answer["yes"] = False
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(r.url) if r.url.endswith("/cancel") else None)
+    page.get_by_role("button", name="Cancel market").click()
+    expect(page.get_by_test_id("cancel-error")).to_contain_text("Not confirmed")
+    assert len(asked) == 2 and sent == [], (asked, sent)
+    assert world.market(market.id)["status"] == "resolved"
 
 
 class _Receiver:

@@ -235,3 +235,89 @@ def test_keyboard_only_purchase(world, open_tab):
     [trade] = world.trades(market.id, user.address)
     assert (trade["outcome_id"], trade["amount"]) == (no, tokens("2.5"))
     ui.wait_for_prices(page, world.prices(market.id))
+
+
+def test_ticket_trades_within_its_slippage_tolerance_and_asks_again_when_the_price_moved(world, open_tab):
+    market = world.create_market("Does the ticket hold its price within the tolerance?")
+    yes = market.outcome("Yes")
+    user = User.named("careful-buyer")
+    world.fund(user, 100)
+    mover = world.login(User.named("price-mover"))
+    world.fund(mover, 500)
+    tab = open_tab(user)
+    tab.allow_http_error(409)  # the refused trade, which the ticket shows
+    page = tab.page
+    ui.open_market(page, world, market)
+    ui.connect(page, tab.wallet)
+
+    slippage = page.get_by_test_id("ticket-slippage")
+    expect(slippage).to_have_value("1")
+    ui.choose_outcome(page, yes, "Yes")
+    page.get_by_test_id("ticket-amount").fill("10")
+    quote = world.api.post("/v1/markets/bet-preview", {"outcome_id": yes, "amount": tokens(10)})
+    preview = page.get_by_test_id("ticket-preview")
+    wait_until(lambda: shows_number(preview.inner_text(), units(quote["estimated_shares"]), Decimal("0.01")), timeout=5,
+               message="the preview")
+
+    # Another trader moves the price between the quote and the bet: beyond 1%, so the bet is
+    # refused, nothing trades, and the ticket shows the new quote.
+    bets = []
+
+    def move_first(route):
+        if not bets:
+            world.bet(mover, market.id, yes, tokens(60))
+        bets.append(route.request.post_data_json)
+        route.continue_()
+
+    page.route(f"**/v1/markets/{market.id}/bet", move_first)
+    with page.expect_response(lambda r: r.url.endswith(f"/v1/markets/{market.id}/bet")) as first:
+        page.get_by_test_id("ticket-buy").click()
+    assert first.value.status == 409 and first.value.json()["code"] == "price_moved", first.value.text()
+    shares = int(quote["estimated_shares"])
+    assert bets[0]["min_shares"] == str(-(-shares * 9900 // 10000)), bets[0]
+    assert bets[0]["amount"] == tokens(10)
+    expect(page.get_by_test_id("ticket-error")).to_contain_text("price moved")
+    assert world.trades(market.id, user.address) == [], "a trade beyond the tolerance was made"
+    requote = world.api.post("/v1/markets/bet-preview", {"outcome_id": yes, "amount": tokens(10)})
+    wait_until(lambda: shows_number(preview.inner_text(), units(requote["estimated_shares"]), Decimal("0.01")), timeout=5,
+               message="the new quote")
+
+    # Confirmed again on the new quote, with a tolerance of its own: it trades.
+    slippage.fill("0.5")
+    wait_until(lambda: page.get_by_test_id("ticket-preview").get_attribute("data-state") == "ready", timeout=5, message="the preview")
+    with page.expect_response(lambda r: r.url.endswith(f"/v1/markets/{market.id}/bet")) as second:
+        page.get_by_test_id("ticket-buy").click()
+    assert second.value.status == 200, second.value.text()
+    new_shares = int(requote["estimated_shares"])
+    assert bets[1]["min_shares"] == str(-(-new_shares * 9950 // 10000)), bets[1]
+    receipt = second.value.json()
+    assert int(receipt["shares_purchased"]) >= int(bets[1]["min_shares"])
+    [trade] = world.trades(market.id, user.address)
+    assert trade["amount"] == tokens(10)
+
+
+def test_ticket_limit_price_fills_part_of_a_bet(world, open_tab):
+    market = world.create_market("Does the ticket fill a bet up to its limit price?")
+    yes = market.outcome("Yes")
+    user = User.named("limit-buyer")
+    world.fund(user, 200)
+    tab = open_tab(user)
+    page = tab.page
+    ui.open_market(page, world, market)
+    ui.connect(page, tab.wallet)
+    ui.choose_outcome(page, yes, "Yes")
+    page.get_by_test_id("ticket-limit").fill("0.52")
+    page.get_by_test_id("ticket-amount").fill("100")
+    quote = world.api.post("/v1/markets/bet-preview", {"outcome_id": yes, "amount": tokens(100), "max_price": "0.52"})
+    assert quote["unfilled_amount"] != "0", quote
+    preview = page.get_by_test_id("ticket-preview")
+    wait_until(lambda: "unfilled" in preview.inner_text(), timeout=5, message="the partial fill in the preview")
+    with page.expect_response(lambda r: r.url.endswith(f"/v1/markets/{market.id}/bet")) as bet:
+        page.get_by_test_id("ticket-buy").click()
+    assert bet.value.status == 200, bet.value.text()
+    sent = bet.value.request.post_data_json
+    assert sent["max_price"] == "0.52" and sent["amount"] == tokens(100), sent
+    receipt = bet.value.json()
+    assert receipt["amount"] == quote["amount"] and receipt["unfilled_amount"] == quote["unfilled_amount"], receipt
+    assert Decimal(receipt["new_outcome_price"]) <= Decimal("0.52")
+    expect(page.get_by_test_id("ticket-result")).to_contain_text("did not fill")

@@ -38,6 +38,9 @@ pub enum Error {
     /// 409 with a stable code.
     #[error("{code}: {detail}")]
     Conflict { code: &'static str, detail: String },
+    /// 409 `price_moved`: a trade's price bound cannot be met; carries the outcome's price now.
+    #[error("price_moved: {detail}")]
+    PriceMoved { detail: String, current_price: String },
     /// 422 `validation_failed` with one entry per bad field.
     #[error("validation failed: {0:?}")]
     Validation(Vec<FieldError>),

@@ -6,6 +6,7 @@
 //! payouts round DOWN from its lower bound, so every rounding favours the market.
 
 mod fixed;
+mod limits;
 #[rustfmt::skip]
 mod tables;
 
@@ -17,6 +18,8 @@ use ruint::Uint;
 /// Wei amounts with 256 fractional bits (values < 2^130 wei).
 type Wei = Uint<448, 7>;
 use std::fmt;
+
+pub use limits::{buy_limit, sell_limit, BuyLimit};
 
 pub const MAX_OUTCOMES: usize = 64;
 pub const PRICE_SCALE: u128 = 1_000_000_000_000_000_000_000_000_000_000_000_000; // 10^36
@@ -68,6 +71,8 @@ pub enum LmsrError {
     Unreachable,
     /// Inputs (or the result) beyond the supported range (`MAX_VALUE`).
     Overflow,
+    /// A price limit outside (0, 1).
+    InvalidLimit,
 }
 
 impl fmt::Display for LmsrError {
@@ -80,6 +85,7 @@ impl fmt::Display for LmsrError {
             LmsrError::InsufficientShares => "not enough outstanding shares to sell",
             LmsrError::Unreachable => "sell target cannot be reached",
             LmsrError::Overflow => "value beyond the supported range (2^126)",
+            LmsrError::InvalidLimit => "a price limit must lie strictly between 0 and 1",
         };
         f.write_str(msg)
     }

@@ -128,3 +128,42 @@ fn matches_mpmath_reference() {
     println!("differential: {exact} exact, {off_by_one} off by one (market side), of {} cases", cases.len());
     assert!(exact * 10 >= cases.len() * 9, "too few exact matches: {exact}");
 }
+
+/// The price limits against the mpmath reference in tests/reference/limits.json: a buy's most
+/// shares within a limit and a sale's, never above the exact answer and at most one below it
+/// (where the limit lies within the interval's width of a price), and the largest amount a
+/// limited buy may spend.
+#[test]
+fn limits_match_mpmath_reference() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/reference/limits.json")).unwrap();
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    let cases = doc["cases"].as_array().unwrap();
+    assert!(cases.len() >= 200);
+    let mut exact = 0usize;
+    for (k, c) in cases.iter().enumerate() {
+        let ctx = format!("case {k}: {c}");
+        let (b, q, i) = (u(&c["b"]), qv(c), c["outcome"].as_u64().unwrap() as usize);
+        let limit = Price::from_raw(u(&c["limit_e36"]));
+        let want = u(&c["shares"]);
+        let got = match c["kind"].as_str().unwrap() {
+            "buy_limit" => {
+                let fill = buy_limit(b, &q, i, limit).unwrap_or_else(|e| panic!("{e:?} {ctx}"));
+                if fill.shares == want {
+                    let want_cost = u(&c["max_cost"]);
+                    assert!(
+                        fill.max_cost >= want_cost && fill.max_cost - want_cost <= 1,
+                        "max_cost {} vs {want_cost} {ctx}",
+                        fill.max_cost
+                    );
+                }
+                fill.shares
+            }
+            "sell_limit" => sell_limit(b, &q, i, limit).unwrap_or_else(|e| panic!("{e:?} {ctx}")),
+            other => panic!("unknown kind {other}"),
+        };
+        assert!(got <= want && want - got <= 1, "shares {got} vs {want} {ctx}");
+        exact += usize::from(got == want);
+    }
+    println!("limits: {exact} exact of {} cases", cases.len());
+    assert!(exact * 100 >= cases.len() * 99, "too few exact limit answers: {exact}");
+}

@@ -28,6 +28,9 @@ pub(crate) struct Problem {
     /// Only on 500: the request id to quote to the operator.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) request_id: Option<String>,
+    /// Only on 409 `price_moved`: the traded outcome's price now, a decimal string.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) current_price: Option<String>,
 }
 
 /// Statuses an operation can answer besides its own: every route can get a request that is
@@ -43,7 +46,7 @@ fn error_description(status: u16) -> &'static str {
         401 => "Missing or invalid credentials (code unauthenticated, invalid_signature, invalid_nonce)",
         403 => "Authenticated but not allowed (session_mismatch, wrong_provider)",
         404 => "Unknown or not visible to the caller (code not_found)",
-        409 => "State conflict (e.g. market_not_open, market_settled, reference_reused, idempotency_in_progress)",
+        409 => "State conflict (e.g. market_not_open, market_paused, market_settled, resolution_pending, price_moved with current_price, reference_reused, idempotency_in_progress)",
         408 => "The body did not arrive within the body read timeout (code request_timeout); the connection closes",
         413 => "Body over 65,536 bytes (code payload_too_large)",
         414 => "Request target over 65,534 bytes (code uri_too_long); the connection closes",

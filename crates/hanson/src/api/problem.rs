@@ -31,7 +31,7 @@ impl Error {
             Error::Forbidden { .. } => StatusCode::FORBIDDEN,
             Error::NotFound | Error::NoRoute => StatusCode::NOT_FOUND,
             Error::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            Error::Conflict { .. } => StatusCode::CONFLICT,
+            Error::Conflict { .. } | Error::PriceMoved { .. } => StatusCode::CONFLICT,
             Error::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             Error::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Error::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -53,6 +53,7 @@ impl Error {
             Error::Forbidden { code, .. } | Error::Conflict { code, .. } | Error::Rule { code, .. } => code,
             Error::AuthFailed { code, .. } => code,
             Error::NotFound | Error::NoRoute => "not_found",
+            Error::PriceMoved { .. } => "price_moved",
             Error::MethodNotAllowed => "method_not_allowed",
             Error::RequestTimeout(_) => "request_timeout",
             Error::PayloadTooLarge => "payload_too_large",
@@ -73,7 +74,10 @@ impl Error {
             Error::HeadersTooLarge => format!("the request has more than 100 headers, or its head exceeds {} bytes", super::MAX_HEAD_BYTES),
             Error::UpgradeRequired => "this route speaks only WebSocket: send an upgrade request (Connection: Upgrade, Upgrade: websocket)".into(),
             Error::Unauthenticated(d) | Error::AuthFailed { detail: d, .. } => (*d).to_string(),
-            Error::Forbidden { detail, .. } | Error::Conflict { detail, .. } | Error::Rule { detail, .. } => detail.clone(),
+            Error::Forbidden { detail, .. }
+            | Error::Conflict { detail, .. }
+            | Error::Rule { detail, .. }
+            | Error::PriceMoved { detail, .. } => detail.clone(),
             Error::NotFound => "no such resource".into(),
             Error::NoRoute => "no route matches this path".into(),
             Error::MethodNotAllowed => "this route does not accept that method".into(),
@@ -107,6 +111,10 @@ impl Error {
                 _ => None,
             },
             request_id: matches!(self, Error::Internal(_)).then(current_request_id),
+            current_price: match self {
+                Error::PriceMoved { current_price, .. } => Some(current_price.clone()),
+                _ => None,
+            },
         }
     }
 }

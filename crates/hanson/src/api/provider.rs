@@ -15,7 +15,7 @@ use super::extract::{ApiJson, ApiPath, HashedJson, ProviderAuth};
 use super::idempotent;
 use super::openapi::{IdempotencyKey, E401, E404, E409, E422};
 use super::state::AppState;
-use super::views::{MarketCreated, MarketHeader, MarketUpdated, OutcomeChanged, OutcomeView, Treasury, WalletView};
+use super::views::{self, MarketCreated, MarketDetail, MarketHeader, MarketUpdated, OutcomeChanged, OutcomeView, Treasury, WalletView};
 use crate::domain::address::parse_wallet_address;
 use crate::domain::ids::ProviderId;
 use crate::domain::market_input::{wei_field, CreateMarketInput, OutcomeInput, OutcomeUpdateInput, UpdateMarketInput};
@@ -32,6 +32,8 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(update_market))
         .routes(routes!(create_outcome))
         .routes(routes!(update_outcome))
+        .routes(routes!(pause_market))
+        .routes(routes!(resume_market))
         .routes(routes!(treasury))
         .routes(routes!(treasury_deposit))
         .routes(routes!(wallet_deposit))
@@ -100,6 +102,69 @@ async fn update_market(
         },
         message: "Market updated",
     }))
+}
+
+#[derive(Deserialize, ToSchema)]
+struct PauseInput {
+    /// Why trading stops, shown on the market while it is paused. Not blank.
+    #[schema(required = true, nullable = false, min_length = 1, max_length = 1000)]
+    reason: Option<String>,
+}
+
+/// Pause trading on a market.
+///
+/// Bets, sells and their previews answer 409 market_paused until it resumes; reads, streams,
+/// edits, resolve and cancel go on (resolve and cancel end the pause). Pausing a paused market
+/// changes nothing: its first pause, reason and time stand. A resolved or cancelled market is
+/// 409 market_settled. Each change is a market.updated event.
+#[utoipa::path(post, path = "/v1/providers/markets/{market_id}/pause", tag = "Provider", security(("providerKey" = [])),
+    operation_id = "pause_market", params(("market_id" = String, Path), IdempotencyKey), request_body = PauseInput,
+    responses((status = 200, description = "The market detail, paused", body = MarketDetail), E401, E404, E409, E422))]
+async fn pause_market(
+    State(app): State<AppState>,
+    ProviderAuth(provider): ProviderAuth,
+    ApiPath(market_id): ApiPath<String>,
+    headers: HeaderMap,
+    body: HashedJson<PauseInput>,
+) -> Result<Response> {
+    let reason = body.value.reason.clone().unwrap_or_default();
+    let mut v = Validator::default();
+    if reason.trim().is_empty() {
+        v.push("reason", "is required");
+    } else if reason.chars().count() > 1_000 {
+        v.push("reason", "must be at most 1000 characters");
+    }
+    v.finish()?;
+    let principal = format!("provider:{}", provider.id);
+    idempotent::run(&app, &headers, principal, body.fingerprint, None, idempotent::no_check, move |c, ()| {
+        let now = now_micros();
+        let market = market_edits::pause(c, &provider.id, &market_id, &reason, now)?;
+        Ok((StatusCode::OK, views::market_detail(&market, now)?))
+    })
+    .await
+}
+
+/// Resume trading on a paused market.
+///
+/// Resuming a market that is not paused changes nothing. A resolved or cancelled market is 409
+/// market_settled. Each change is a market.updated event.
+#[utoipa::path(post, path = "/v1/providers/markets/{market_id}/resume", tag = "Provider", security(("providerKey" = [])),
+    operation_id = "resume_market", params(("market_id" = String, Path), IdempotencyKey),
+    responses((status = 200, description = "The market detail, trading", body = MarketDetail), E401, E404, E409))]
+async fn resume_market(
+    State(app): State<AppState>,
+    ProviderAuth(provider): ProviderAuth,
+    ApiPath(market_id): ApiPath<String>,
+    headers: HeaderMap,
+) -> Result<Response> {
+    let principal = format!("provider:{}", provider.id);
+    let fingerprint = format!("resume {market_id}").into_bytes();
+    idempotent::run(&app, &headers, principal, fingerprint, None, idempotent::no_check, move |c, ()| {
+        let now = now_micros();
+        let market = market_edits::resume(c, &provider.id, &market_id, now)?;
+        Ok((StatusCode::OK, views::market_detail(&market, now)?))
+    })
+    .await
 }
 
 /// Add an outcome (before trades: b is recomputed; after trades: the treasury funds the extra worst-case loss).

@@ -21,7 +21,8 @@ use crate::domain::money::{InputAmount, Wei};
 use crate::domain::page::{Page, SearchRequest};
 use crate::domain::tenant::Token;
 use crate::domain::time::now_micros;
-use crate::domain::trade::quote::{quote_buy, quote_sell};
+use crate::domain::trade::bounds::{bet_bounds, sell_bounds, PriceBound, SellBounds};
+use crate::domain::trade::quote::{quote_bet, quote_bounded_sell};
 use crate::domain::trade::SellBy;
 use crate::error::{Error, Result, Validator};
 use crate::store::markets;
@@ -98,6 +99,12 @@ struct BetPreviewInput {
     /// Gross amount, fee included.
     #[schema(value_type = InputAmount, required = true)]
     amount: Option<Json_>,
+    /// As on a bet: the fewest shares accepted (409 price_moved if fewer).
+    #[schema(value_type = Option<InputAmount>)]
+    min_shares: Option<Json_>,
+    /// As on a bet: the highest price after the bet; the preview shows the part that fills.
+    #[schema(value_type = Option<PriceBound>)]
+    max_price: Option<Json_>,
 }
 
 fn required_text(value: Option<String>, field: &str, v: &mut Validator) -> String {
@@ -120,13 +127,15 @@ async fn bet_preview(State(app): State<AppState>, ApiJson(input): ApiJson<BetPre
     if input.amount.is_none() {
         v.push("amount", "is required");
     }
+    let bounds = bet_bounds(input.min_shares.as_ref(), input.max_price.as_ref(), &mut v)?;
     v.finish()?;
     let amount = amount.unwrap_or(0);
     let (market, index) = market_of_outcome(&app, outcome_id.clone()).await?;
-    let quote = quote_buy(&market, index, amount, now_micros())?;
+    let quote = quote_bet(&market, index, amount, &bounds, now_micros())?;
     Ok(Json(BetPreview {
         outcome_id,
-        amount: Wei(amount),
+        amount: Wei(quote.amount),
+        unfilled_amount: Wei(quote.unfilled),
         estimated_shares: Wei(quote.shares),
         new_outcome_price: quote.new_prices[index].to_string(),
         current_price: quote.current_price.to_string(),
@@ -150,6 +159,16 @@ pub(crate) struct SellInput {
     /// Net proceeds to reach, after fees: the fewest shares that reach it are sold.
     #[schema(value_type = Option<InputAmount>)]
     pub(crate) target_proceeds: Option<Json_>,
+    /// With shares_amount: the least net proceeds accepted (409 price_moved if less; "0" bounds nothing).
+    #[schema(value_type = Option<InputAmount>)]
+    pub(crate) min_proceeds: Option<Json_>,
+    /// With shares_amount, a limit: the outcome's price after the sale may not fall below it.
+    /// The sale sells the most of shares_amount that keeps within it (unfilled_shares says what is left).
+    #[schema(value_type = Option<PriceBound>)]
+    pub(crate) min_price: Option<Json_>,
+    /// With target_proceeds: the most shares the sale may take (409 price_moved if it needs more).
+    #[schema(value_type = Option<InputAmount>)]
+    pub(crate) max_shares: Option<Json_>,
 }
 
 impl SellInput {
@@ -170,6 +189,11 @@ impl SellInput {
             _ => Ok(shares.map(SellBy::Shares).or(target.map(SellBy::TargetProceeds))),
         }
     }
+
+    /// The bounds named, each checked against the way of selling (`by`, if valid).
+    pub(crate) fn bounds(&self, by: Option<SellBy>, v: &mut Validator) -> Result<SellBounds> {
+        sell_bounds(by, self.min_proceeds.as_ref(), self.min_price.as_ref(), self.max_shares.as_ref(), v)
+    }
 }
 
 /// Preview a sale by shares_amount or by target_proceeds (exactly one).
@@ -178,15 +202,17 @@ impl SellInput {
 async fn sell_preview(State(app): State<AppState>, ApiJson(input): ApiJson<SellInput>) -> Result<Json<SellPreview>> {
     let mut v = Validator::default();
     let by = input.sell_by(&mut v)?;
+    let bounds = input.bounds(by, &mut v)?;
     let outcome_id = required_text(input.outcome_id, "outcome_id", &mut v);
     v.finish()?;
     let by = by.ok_or_else(|| Error::internal("validated sell form missing"))?;
     let (market, index) = market_of_outcome(&app, outcome_id.clone()).await?;
     let outstanding = market.outcomes[index].total_shares;
-    let quote = quote_sell(&market, index, by, outstanding, now_micros())?;
+    let quote = quote_bounded_sell(&market, index, by, &bounds, outstanding, now_micros())?;
     Ok(Json(SellPreview {
         outcome_id,
         estimated_shares: Wei(quote.shares),
+        unfilled_shares: Wei(quote.unfilled),
         estimated_proceeds: Wei(quote.proceeds),
         estimated_fee: Wei(quote.fee.total),
         estimated_net_proceeds: Wei(quote.net_proceeds),

@@ -122,7 +122,8 @@ struct MarketSnapshot<'a> {
 /// market event after it as `event: <type>`, `id: <seq>`, `data: <envelope>`. With
 /// `Last-Event-ID` or `after_seq`: the events after that seq instead of the snapshot (a
 /// snapshot when they are no longer kept). `: ping` comments keep the connection alive. The
-/// stream ends after `market.resolved` or `market.cancelled`, and for a subscriber more than
+/// stream ends after `market.cancelled`, `market.finalized`, or a `market.resolved` without a
+/// dispute window, and for a subscriber more than
 /// 10,000 events behind (it resumes with `Last-Event-ID`).
 #[utoipa::path(get, path = "/v1/markets/{market_id}/events", tag = "Streams",
     params(("market_id" = String, Path), ResumeQuery, ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this seq", nullable = false, minimum = 0, maximum = 9223372036854775807i64)),
@@ -164,7 +165,7 @@ async fn pump_market_sse(hub: &Hub, mut sub: MarketSubscription, tx: mpsc::Sende
         First::Replay(events) => {
             let mut chunk = BytesMut::new();
             for e in &events {
-                settled |= matches!(&*e.kind, "market.resolved" | "market.cancelled");
+                settled |= crate::domain::event::ends_market_stream(&e.kind, &e.envelope);
                 chunk.extend_from_slice(&sse_frame(&e.kind, e.seq, &e.envelope));
             }
             chunk.freeze()

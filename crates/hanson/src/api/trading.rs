@@ -25,9 +25,10 @@ use crate::domain::market_input::wei_field;
 use crate::domain::money::InputAmount;
 use crate::domain::page::{Page, SearchRequest, Searchable};
 use crate::domain::position::{Holding, PositionStatus, PositionType};
-use crate::domain::settlement::{CancelRequest, ResolveRequest};
+use crate::domain::settlement::{CancelRequest, ResolveRequest, MAX_DISPUTE_WINDOW_SECONDS};
 use crate::domain::settlement::{Cancellation, ClaimReceipt, Resolution};
 use crate::domain::time::{now_micros, parse_timestamp, Micros, Timestamp};
+use crate::domain::trade::bounds::{bet_bounds, PriceBound};
 use crate::domain::trade::{BetReceipt, BetRequest, SaleReceipt, SellRequest, Trader};
 use crate::domain::trade_record::{TradeKind, TradeRecord};
 use crate::error::{Error, Result, Validator};
@@ -82,6 +83,13 @@ struct BetInput {
     /// Gross amount paid, fee included.
     #[schema(value_type = InputAmount, required = true)]
     amount: Option<Value>,
+    /// The fewest shares accepted: fewer is 409 price_moved and nothing changes ("0" bounds nothing).
+    #[schema(value_type = Option<InputAmount>)]
+    min_shares: Option<Value>,
+    /// A limit: the outcome's price after the bet may not exceed it. The bet fills the largest
+    /// part of amount that keeps within it (unfilled_amount says what is left).
+    #[schema(value_type = Option<PriceBound>)]
+    max_price: Option<Value>,
 }
 
 /// Place a bet: the wallet pays amount (fee + net_amount); net_amount buys shares.
@@ -102,12 +110,13 @@ async fn place_bet(
     if input.amount.is_none() {
         v.push("amount", "is required");
     }
+    let bounds = bet_bounds(input.min_shares.as_ref(), input.max_price.as_ref(), &mut v)?;
     let outcome_id = input.outcome_id.unwrap_or_default();
     if outcome_id.is_empty() {
         v.push("outcome_id", "is required");
     }
     v.finish()?;
-    let request = BetRequest { market_id: MarketId(market_id), outcome_id: OutcomeId(outcome_id), amount: amount.unwrap_or(0) };
+    let request = BetRequest { market_id: MarketId(market_id), outcome_id: OutcomeId(outcome_id), amount: amount.unwrap_or(0), bounds };
     let session = trader.clone();
     let keys = TradeKeys::of(&trader, &request.market_id, &request.outcome_id);
     idempotent::run(
@@ -146,13 +155,14 @@ async fn sell(
     let mut v = Validator::default();
     let trader = trader(&user, input.session_id.as_deref(), &mut v)?;
     let by = input.sell.sell_by(&mut v)?;
+    let bounds = input.sell.bounds(by, &mut v)?;
     let outcome_id = input.sell.outcome_id.clone().unwrap_or_default();
     if outcome_id.is_empty() {
         v.push("outcome_id", "is required");
     }
     v.finish()?;
     let by = by.ok_or_else(|| Error::internal("validated sell form missing"))?;
-    let request = SellRequest { market_id: MarketId(market_id), outcome_id: OutcomeId(outcome_id), by };
+    let request = SellRequest { market_id: MarketId(market_id), outcome_id: OutcomeId(outcome_id), by, bounds };
     let session = trader.clone();
     let keys = TradeKeys::of(&trader, &request.market_id, &request.outcome_id);
     idempotent::run(
@@ -400,9 +410,18 @@ struct ResolveInput {
     /// String values by name.
     #[schema(value_type = Option<std::collections::HashMap<String, String>>)]
     resolution_data: Option<Value>,
+    /// Seconds (0 to 604800, default 0) during which the resolution may still be replaced or
+    /// cancelled: claims wait until final_at and the surplus stays in the pool until then.
+    #[schema(value_type = Option<u32>, minimum = 0, maximum = 604800)]
+    dispute_window_seconds: Option<Value>,
 }
 
-/// Resolve: winners become claimable; the surplus returns to the treasury at once.
+/// Resolve a market, at once or after a dispute window.
+///
+/// Without a window winners become claimable and the surplus returns to the treasury at once.
+/// With one, the resolution is final at final_at: until then claims answer 409
+/// resolution_pending and the market may be resolved again or cancelled; then the service
+/// returns the surplus and emits market.finalized.
 #[utoipa::path(post, path = "/v1/providers/markets/{market_id}/resolve", tag = "Provider", security(("providerKey" = [])),
     params(("market_id" = String, Path), IdempotencyKey), request_body = ResolveInput,
     responses((status = 200, description = "The resolution", body = Resolution), E401, E404, E409, E422))]
@@ -419,8 +438,24 @@ async fn resolve(
     let resolver_wallet_id = text(input.resolver_wallet_id, "resolver_wallet_id", true, &mut v);
     let resolution_source = input.resolution_source.filter(|s| !s.is_empty());
     let resolution_data = string_map(input.resolution_data, "resolution_data", &mut v);
+    let dispute_window_seconds = match input.dispute_window_seconds {
+        None | Some(Value::Null) => 0,
+        // JSON Schema's integer: any number without a fraction (60, 60.0, 6e1).
+        Some(value) => match value
+            .as_u64()
+            .or_else(|| value.as_f64().filter(|w| w.fract() == 0.0 && *w >= 0.0).map(|w| w as u64))
+            .filter(|&w| w <= u64::from(MAX_DISPUTE_WINDOW_SECONDS))
+        {
+            Some(w) => w as u32,
+            None => {
+                v.push("dispute_window_seconds", "must be an integer from 0 to 604800");
+                0
+            }
+        },
+    };
     v.finish()?;
     let request = ResolveRequest {
+        dispute_window_seconds,
         market_id: MarketId(market_id),
         winning_outcome_id: OutcomeId(winning_outcome_id),
         resolver_wallet_id,

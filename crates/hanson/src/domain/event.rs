@@ -10,7 +10,7 @@ use super::ids::{MarketId, OutcomeId, ProviderId, SessionId, WalletId};
 use super::market::Market;
 use super::money::Wei;
 use super::position::Holding;
-use super::settlement::{Cancellation, ClaimReceipt, Resolution};
+use super::settlement::{Cancellation, ClaimReceipt, Finalization, Resolution};
 use super::tenant::TransferReceipt;
 use super::time::{Micros, Timestamp};
 use super::trade_record::TradeRecord;
@@ -36,6 +36,8 @@ pub(crate) enum Event {
     },
     MarketResolved(Resolution),
     MarketCancelled(Cancellation),
+    /// A resolution's dispute window ended: it is final and the surplus went back.
+    MarketFinalized(Finalization),
     ClaimCompleted {
         receipt: ClaimReceipt,
         wallet_id: WalletId,
@@ -148,6 +150,7 @@ impl Event {
             Event::MarketClosed { .. } => "market.closed",
             Event::MarketResolved(_) => "market.resolved",
             Event::MarketCancelled(_) => "market.cancelled",
+            Event::MarketFinalized(_) => "market.finalized",
             Event::ClaimCompleted { .. } => "claim.completed",
             Event::DepositCompleted { .. } => "deposit.completed",
             Event::WithdrawalCompleted { .. } => "withdrawal.completed",
@@ -166,6 +169,7 @@ impl Event {
             Event::MarketClosed { market_id, .. } => Some(market_id),
             Event::MarketResolved(r) => Some(&r.market_id),
             Event::MarketCancelled(c) => Some(&c.market_id),
+            Event::MarketFinalized(f) => Some(&f.market_id),
             _ => None,
         }
     }
@@ -258,6 +262,7 @@ impl Event {
             Event::MarketClosed { closes_at, .. } => write(id, kind, at, market_id, seq, Closed { closes_at: Timestamp(*closes_at) }),
             Event::MarketResolved(r) => write(id, kind, at, market_id, seq, r),
             Event::MarketCancelled(c) => write(id, kind, at, market_id, seq, c),
+            Event::MarketFinalized(f) => write(id, kind, at, market_id, seq, f),
             Event::ClaimCompleted { receipt, .. } => write(id, kind, at, market_id, seq, receipt),
             Event::DepositCompleted { receipt, .. } | Event::WithdrawalCompleted { receipt, .. } => {
                 write(id, kind, at, market_id, seq, receipt)
@@ -268,6 +273,18 @@ impl Event {
             Event::PositionUpdated(h) => write(id, kind, at, market_id, seq, PositionChange { position: h }),
             Event::SessionEnded { session_id, .. } => write(id, kind, at, market_id, seq, SessionChange { session_id }),
         }
+    }
+}
+
+/// Whether a market's stream ends with this event (`kind`, `envelope`): a cancellation, a
+/// finalization, or a resolution without a dispute window. A resolution with one may still
+/// be replaced or cancelled, so the stream goes on to its `market.finalized`.
+pub(crate) fn ends_market_stream(kind: &str, envelope: &str) -> bool {
+    match kind {
+        "market.cancelled" | "market.finalized" => true,
+        "market.resolved" => serde_json::from_str::<serde_json::Value>(envelope)
+            .map_or(true, |e| e["data"]["dispute_window_seconds"].as_u64().unwrap_or(0) == 0),
+        _ => false,
     }
 }
 

@@ -87,6 +87,13 @@ pub(crate) struct Market {
     pub(crate) trade_count: i64,
     pub(crate) winning_outcome_id: Option<OutcomeId>,
     pub(crate) settled_at: Option<Micros>,
+    /// Set while trading is paused, with the provider's reason.
+    pub(crate) paused_at: Option<Micros>,
+    pub(crate) paused_reason: Option<String>,
+    /// When a resolution becomes final (its dispute window ends); None before any.
+    pub(crate) final_at: Option<Micros>,
+    /// False while a resolution waits out its dispute window.
+    pub(crate) finalized: bool,
     pub(crate) created_at: Micros,
     pub(crate) updated_at: Micros,
     /// Changes with everything a search result shows of the market (see migration 11).
@@ -111,6 +118,12 @@ impl Market {
 
     pub(crate) fn is_settled(&self) -> bool {
         self.stored_status.is_settled()
+    }
+
+    /// A resolution still inside its dispute window at `now`: it may be resolved again or
+    /// cancelled, and nothing is claimed yet.
+    pub(crate) fn resolution_pending(&self, now: Micros) -> bool {
+        self.stored_status == MarketStatus::Resolved && !self.finalized && self.final_at.is_some_and(|at| now < at)
     }
 
     pub(crate) fn shares(&self) -> Vec<u128> {

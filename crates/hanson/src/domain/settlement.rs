@@ -17,7 +17,12 @@ pub(crate) struct ResolveRequest {
     pub(crate) resolver_wallet_id: String,
     pub(crate) resolution_source: Option<String>,
     pub(crate) resolution_data: Value,
+    /// Seconds during which the resolution may still be replaced or cancelled; 0: final at once.
+    pub(crate) dispute_window_seconds: u32,
 }
+
+/// The longest dispute window: a week.
+pub(crate) const MAX_DISPUTE_WINDOW_SECONDS: u32 = 604_800;
 
 #[derive(Debug, Clone)]
 pub(crate) struct CancelRequest {
@@ -41,7 +46,24 @@ pub(crate) struct Resolution {
     pub(crate) resolution_source: Option<String>,
     pub(crate) resolver_wallet_id: String,
     pub(crate) resolution_data: Value,
+    /// The dispute window asked for, in seconds (0: final at once).
+    pub(crate) dispute_window_seconds: u32,
+    /// When the resolution becomes final: `resolved_at` plus the window. Until then claims
+    /// wait, the surplus stays in the pool, and the market may be resolved again or cancelled.
+    pub(crate) final_at: Timestamp,
     pub(crate) status: MarketStatus,
+}
+
+/// A resolution that became final at the end of its dispute window (`market.finalized`).
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
+pub(crate) struct Finalization {
+    pub(crate) market_id: MarketId,
+    pub(crate) winning_outcome_id: OutcomeId,
+    pub(crate) final_at: Timestamp,
+    /// Wei paid per winning share unit, as in the resolution.
+    pub(crate) payout_ratio: String,
+    /// The surplus the pool returned to the provider's treasury (what winners are not owed).
+    pub(crate) returned_to_treasury: Wei,
 }
 
 /// What one wallet got back from a cancellation.

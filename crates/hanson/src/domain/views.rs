@@ -83,6 +83,13 @@ pub(crate) struct MarketCommon {
     pub(crate) provider: ProviderRef,
     pub(crate) created_at: Timestamp,
     pub(crate) closes_at: Timestamp,
+    /// Whether the provider has paused trading: bets, sells and their previews answer 409
+    /// market_paused until it resumes (or settles the market).
+    pub(crate) trading_paused: bool,
+    /// The provider's reason for the pause; null when not paused.
+    pub(crate) paused_reason: Option<String>,
+    /// When trading was paused; null when not paused.
+    pub(crate) paused_at: Option<Timestamp>,
 }
 
 impl MarketCommon {
@@ -98,6 +105,9 @@ impl MarketCommon {
             provider: ProviderRef { id: m.provider_id.clone(), name: m.provider_name.clone() },
             created_at: Timestamp(m.created_at),
             closes_at: Timestamp(m.ends_at),
+            trading_paused: m.paused_at.is_some(),
+            paused_reason: m.paused_reason.clone().filter(|_| m.paused_at.is_some()),
+            paused_at: m.paused_at.map(Timestamp),
         }
     }
 }
@@ -153,6 +163,11 @@ pub(crate) struct MarketDetail {
     pub(crate) winning_outcome_id: Option<OutcomeId>,
     pub(crate) resolved_at: Option<Timestamp>,
     pub(crate) cancelled_at: Option<Timestamp>,
+    /// When the resolution becomes final (its dispute window ends; equal to resolved_at
+    /// without one). Null before any resolution, and after a cancellation.
+    pub(crate) final_at: Option<Timestamp>,
+    /// True while a resolution waits out its dispute window: claims wait until final_at.
+    pub(crate) resolution_pending: bool,
 }
 
 pub(crate) fn market_detail(m: &Market, now: Micros) -> Result<MarketDetail> {
@@ -187,6 +202,8 @@ pub(crate) fn market_detail(m: &Market, now: Micros) -> Result<MarketDetail> {
         winning_outcome_id: m.winning_outcome_id.clone(),
         resolved_at: settled_at(MarketStatus::Resolved),
         cancelled_at: settled_at(MarketStatus::Cancelled),
+        final_at: m.final_at.filter(|_| m.stored_status == MarketStatus::Resolved).map(Timestamp),
+        resolution_pending: m.stored_status == MarketStatus::Resolved && !m.finalized,
     })
 }
 
@@ -208,7 +225,10 @@ impl PreviewToken {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct BetPreview {
     pub(crate) outcome_id: String,
+    /// The gross amount the bet would fill: the request's, or less under max_price.
     pub(crate) amount: Wei,
+    /// The requested amount less `amount` ("0" on a full fill).
+    pub(crate) unfilled_amount: Wei,
     pub(crate) estimated_shares: Wei,
     pub(crate) average_price: String,
     pub(crate) price_impact: String,
@@ -225,6 +245,8 @@ pub(crate) struct BetPreview {
 pub(crate) struct SellPreview {
     pub(crate) outcome_id: String,
     pub(crate) estimated_shares: Wei,
+    /// The shares asked to be sold less those a min_price limit would sell ("0" on a full fill).
+    pub(crate) unfilled_shares: Wei,
     pub(crate) estimated_proceeds: Wei,
     pub(crate) estimated_fee: Wei,
     pub(crate) estimated_net_proceeds: Wei,

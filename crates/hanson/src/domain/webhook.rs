@@ -22,6 +22,7 @@ pub(crate) const EVENT_TYPES: &[&str] = &[
     "market.closed",
     "market.resolved",
     "market.cancelled",
+    "market.finalized",
     "claim.completed",
     "deposit.completed",
     "withdrawal.completed",

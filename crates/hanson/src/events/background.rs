@@ -1,14 +1,15 @@
-//! The service's own event work: announcing closed markets, pruning the log, and on
-//! PostgreSQL hearing other nodes' events. All of it stops when the hub closes.
+//! The service's own event work: announcing closed markets, finalizing resolutions whose
+//! dispute window ended, pruning the log, and on PostgreSQL hearing other nodes' events. All
+//! of it stops when the hub closes.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::Hub;
 use crate::domain::time::now_micros;
-use crate::store::closures;
 use crate::store::event_log::{self as log, Notified, Retention};
 use crate::store::postgres::Notice;
+use crate::store::{closures, settlement};
 use crate::store::{Backend, Store};
 
 /// Checks for markets due a `market.closed` this often (announced within 5 s of the close, `docs/streams.md`).
@@ -36,6 +37,9 @@ pub(crate) fn start(hub: &Arc<Hub>, store: Store) {
             if let Err(e) = announce_closures(&store).await {
                 tracing::warn!(error = %e, "announcing closed markets failed");
             }
+            if let Err(e) = finalize_resolutions(&store).await {
+                tracing::warn!(error = %e, "finalizing resolutions failed");
+            }
             if last_prune.elapsed() >= PRUNE_EVERY {
                 last_prune = tokio::time::Instant::now();
                 if let Err(e) = prune(&store).await {
@@ -52,6 +56,17 @@ async fn announce_closures(store: &Store) -> crate::error::Result<()> {
     // A read first: the write (and on SQLite a group commit) only when one is due.
     if store.read(move |c| closures::closures_due(c, now)).await? {
         while store.write(move |c| closures::announce_closures(c, now)).await? == closures::CLOSURES_PER_WRITE {}
+    }
+    Ok(())
+}
+
+/// Makes final every resolution whose dispute window has ended (within a check of its
+/// `final_at`, `docs/api.md`); on several nodes each is finalized by the one whose row update
+/// wins (`settlement::finalize`).
+async fn finalize_resolutions(store: &Store) -> crate::error::Result<()> {
+    let now = now_micros();
+    for market_id in store.read(move |c| settlement::finalizations_due(c, now)).await? {
+        store.write(move |c| settlement::finalize(c, &market_id, now)).await?;
     }
     Ok(())
 }

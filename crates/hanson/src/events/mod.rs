@@ -70,7 +70,7 @@ impl Delivery {
 
     /// Whether the market's stream ends with this event.
     pub(crate) fn settles(&self) -> bool {
-        matches!(&*self.event.kind, "market.resolved" | "market.cancelled")
+        crate::domain::event::ends_market_stream(&self.event.kind, &self.event.envelope)
     }
 
     fn seq(&self) -> i64 {

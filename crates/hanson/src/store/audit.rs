@@ -135,7 +135,7 @@ pub(crate) fn audit(c: &mut dyn Conn) -> Result<Report> {
 
     // Per market: shares, volume and pool consistent with positions, trades and settlement.
     let market_rows =
-        c.query("SELECT id, status, total_volume, trade_count, payout_num, payout_den, winning_outcome_id FROM markets", &[])?;
+        c.query("SELECT id, status, total_volume, trade_count, payout_num, payout_den, winning_outcome_id, finalized FROM markets", &[])?;
     for m in market_rows {
         report.markets += 1;
         let (id, status) = (m.text(0)?, m.text(1)?);
@@ -212,7 +212,20 @@ pub(crate) fn audit(c: &mut dyn Conn) -> Result<Report> {
                         report.fail(format!("position {}: won on a losing outcome", p.id));
                     }
                 }
-                if pool != unclaimed {
+                // A resolution inside its dispute window keeps the whole pool: nothing is claimed
+                // yet, and it must still pay any outcome a new resolution may name.
+                let pending = m.int(7)? == 0;
+                if pending {
+                    if let Some(p) = positions.iter().find(|p| p.status == PositionStatus::Claimed) {
+                        report.fail(format!("position {}: claimed before its market's resolution is final", p.id));
+                    }
+                    if pool < max_shares.max(unclaimed) {
+                        report.fail(format!(
+                            "market {id}: pending resolution's pool {pool} cannot cover {} winning shares",
+                            max_shares.max(unclaimed)
+                        ));
+                    }
+                } else if pool != unclaimed {
                     report.fail(format!("market {id}: resolved pool holds {pool} but unclaimed winnings are {unclaimed}"));
                 }
             }

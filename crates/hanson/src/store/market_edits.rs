@@ -218,3 +218,38 @@ pub(crate) fn update_outcome(
     c.emit(Event::OutcomeUpdated { market: m.clone(), outcome_id: OutcomeId::from(outcome_id) });
     Ok(m)
 }
+
+/// Pauses trading on a market: bets, sells and their previews answer 409 `market_paused`
+/// until it resumes. Pausing a paused market changes nothing (its first pause stands).
+pub(crate) fn pause(c: &mut Tx<'_>, provider_id: &str, id: &str, reason: &str, now: Micros) -> Result<Market> {
+    let m = provider_market(c, provider_id, id)?;
+    ensure_editable(&m)?;
+    if m.paused_at.is_some() {
+        return Ok(m);
+    }
+    // The row's revision moves with the update: search caches and the trade batches' market
+    // copies see the pause from the next read on.
+    c.exec(
+        "UPDATE markets SET paused_at = $1, paused_reason = $2, updated_at = $1 WHERE id = $3",
+        &[Param::Int(now.max(m.updated_at)), Param::Text(reason), Param::Text(id)],
+    )?;
+    let paused = market(c, id, false)?.ok_or_else(|| Error::internal("paused market vanished"))?;
+    c.emit(Event::MarketUpdated(paused.clone()));
+    Ok(paused)
+}
+
+/// Resumes trading on a paused market; resuming one that is not paused changes nothing.
+pub(crate) fn resume(c: &mut Tx<'_>, provider_id: &str, id: &str, now: Micros) -> Result<Market> {
+    let m = provider_market(c, provider_id, id)?;
+    ensure_editable(&m)?;
+    if m.paused_at.is_none() {
+        return Ok(m);
+    }
+    c.exec(
+        "UPDATE markets SET paused_at = NULL, paused_reason = NULL, updated_at = $1 WHERE id = $2",
+        &[Param::Int(now.max(m.updated_at)), Param::Text(id)],
+    )?;
+    let resumed = market(c, id, false)?.ok_or_else(|| Error::internal("resumed market vanished"))?;
+    c.emit(Event::MarketUpdated(resumed.clone()));
+    Ok(resumed)
+}

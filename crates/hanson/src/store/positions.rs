@@ -130,6 +130,13 @@ pub(crate) fn active_positions(c: &mut dyn Conn, market_id: &str) -> Result<Vec<
     query_as(c, &sql, &[Param::Text(market_id)])
 }
 
+/// A resolved market's won and lost positions (those its resolution settled).
+pub(crate) fn resolved_positions(c: &mut dyn Conn, market_id: &str) -> Result<Vec<Position>> {
+    let sql =
+        format!("SELECT {POSITION_COLUMNS} FROM positions WHERE market_id = $1 AND status IN ('won', 'lost') ORDER BY created_at, id");
+    query_as(c, &sql, &[Param::Text(market_id)])
+}
+
 /// One position by id, locked for this transaction.
 pub(crate) fn locked_position(c: &mut dyn Conn, position_id: &str) -> Result<Option<Position>> {
     let sql = format!("SELECT {POSITION_COLUMNS} FROM positions WHERE id = $1{}", c.lock_clause());

@@ -20,6 +20,8 @@ const ROUTES: &[(&str, &str)] = &[
     ("post", "/v1/markets/positions/{position_id}/claim"),
     ("post", "/v1/providers/markets/{market_id}/resolve"),
     ("post", "/v1/providers/markets/{market_id}/cancel"),
+    ("post", "/v1/providers/markets/{market_id}/pause"),
+    ("post", "/v1/providers/markets/{market_id}/resume"),
     ("post", "/v1/providers/markets"),
     ("put", "/v1/providers/markets/{market_id}"),
     ("post", "/v1/providers/markets/{market_id}/outcomes"),

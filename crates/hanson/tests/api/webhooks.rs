@@ -359,3 +359,25 @@ async fn a_killed_service_delivers_every_event_after_its_restart() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endpoint_subscribed_to_market_finalized_gets_the_end_of_a_dispute_window() {
+    let receiver = Receiver::start().await;
+    let f = Fixture::new_with(webhook_settings("1s")).await;
+    let key = f.provider.key.clone();
+    create_endpoint(&f.app, &key, &receiver.url("/final"), &["market.finalized"]).await;
+    let market = f.market(2).await;
+    let t = f.trader(10 * ONE_TOKEN).await;
+    assert_eq!(bet_on(&f.app, &id_of(&market), outcome(&market, 0), &t, ONE_TOKEN).await.status, StatusCode::OK);
+    let body = json!({ "winning_outcome_id": outcome(&market, 0), "resolver_wallet_id": "ops", "dispute_window_seconds": 1 });
+    let resolved = f.app.post(&format!("/v1/providers/markets/{}/resolve", id_of(&market)), Some(&key), body).await;
+    assert_eq!(resolved.status, StatusCode::OK, "{}", resolved.body);
+    let got = receiver.wait_for("/final", 1, Duration::from_secs(8)).await;
+    let event = got[0].json();
+    assert_eq!((&event["type"], &event["market_id"], &event["seq"]), (&json!("market.finalized"), &market["id"], &json!(4)));
+    assert_eq!(event["data"]["final_at"], resolved.body["final_at"]);
+    assert_eq!(event["data"]["winning_outcome_id"], outcome(&market, 0));
+    // Only what it subscribed to: not the trade, not the resolution.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    assert_eq!(receiver.received("/final").len(), 1);
+}

@@ -1,9 +1,11 @@
 // Provider console: the provider's API key (this tab's sessionStorage only), its markets
-// (create, update, add outcomes, resolve, cancel), its treasury, and its webhooks.
+// (create, update, add outcomes, pause, resolve, cancel: `settle.js`), its treasury, and its
+// webhooks.
 import { call, errorText, newIdempotencyKey } from './client.js';
 import { h, $, clear, notify, busy, submitting, statusBadge, formatDate, field } from './ui.js';
 import { toWei, fromWei, formatUnits, formatPercent } from './money.js';
 import { mountWebhooks } from './webhooks.js';
+import { pauseCard, pendingNote, resolveForm, cancelForm } from './settle.js';
 
 const KEY_STORE = 'hanson.console.apiKey';
 const root = $('#console-root');
@@ -312,7 +314,10 @@ async function refreshSelected() {
 function renderManage() {
   const m = state.selected;
   const d = m.token.decimals;
-  const settled = m.status === 'resolved' || m.status === 'cancelled';
+  // A resolution inside its dispute window may still be replaced or cancelled.
+  const pending = m.resolution_pending === true;
+  const settled = (m.status === 'resolved' || m.status === 'cancelled') && !pending;
+  const ops = { key: state.key, notify, refresh: async () => { await refreshSelected(); await refreshTreasury(); } };
   clear(el.manage).hidden = false;
   el.manage.dataset.marketId = m.id;
   el.manage.append(
@@ -322,11 +327,13 @@ function renderManage() {
     h('p', {}, h('b', { testid: 'console-selected-question' }, m.question)),
     h('p', { class: 'muted' }, `Id ${m.id} · pool ${formatUnits(m.total_pool, d)} ${m.token.symbol} · volume ${formatUnits(m.total_volume, d)} ${m.token.symbol} · ends ${formatDate(m.ends_at)}`),
     settled ? h('p', { class: 'muted' }, `This market is ${m.status}; it can no longer change.`) : null,
+    pendingNote(m),
     h('div', { class: 'console-grid' },
-      settled ? null : updateForm(m),
-      outcomesBox(m, settled),
-      settled ? null : resolveForm(m),
-      settled ? null : cancelForm(m)));
+      settled || pending ? null : updateForm(m),
+      outcomesBox(m, settled || pending),
+      settled || pending ? null : pauseCard(m, ops),
+      settled ? null : resolveForm(m, ops),
+      settled ? null : cancelForm(m, ops)));
 }
 
 function updateForm(m) {
@@ -439,57 +446,6 @@ function outcomesBox(m, settled) {
     h('p', { class: 'muted' }, 'After trades have started, the treasury funds the extra liquidity a new outcome needs.'),
     h('div', { class: 'form-grid' }, field('New outcome', newTitle), field('Description', newDesc, 'optional')),
     error, submit));
-}
-
-function resolveForm(m) {
-  const outcome = h('select', { id: 'resolve-outcome', testid: 'resolve-outcome' }, h('option', { value: '' }, 'Choose the winning outcome'), m.outcomes.map((o) => h('option', { value: o.id }, o.title)));
-  const resolver = input({ id: 'resolve-wallet', name: 'resolver_wallet_id', testid: 'resolve-wallet', value: 'console', maxlength: 1000 });
-  const source = input({ id: 'resolve-source', testid: 'resolve-source', value: m.resolution_source || '', maxlength: 1000 });
-  const error = errorLine('resolve-error');
-  const submit = h('button', { type: 'submit', class: 'btn btn-primary', testid: 'resolve-button' }, 'Resolve market');
-  return h('form', {
-    class: 'card', 'aria-labelledby': 'resolve-title', novalidate: true,
-    onsubmit: submitting(submit, error, async () => {
-      if (!outcome.value) throw new Error('Winning outcome: choose one.');
-      const body = { winning_outcome_id: outcome.value, resolver_wallet_id: resolver.value.trim() };
-      if (source.value.trim()) body.resolution_source = source.value.trim();
-      const r = await call('resolve', { path: { market_id: m.id }, body, apiKey: state.key, idempotencyKey: newIdempotencyKey() });
-      notify(`Resolved: ${r.positions_updated} position(s) settled, payout ratio ${r.payout_ratio}.`, 'success');
-      await refreshSelected();
-      await refreshTreasury();
-    }),
-  },
-  h('h3', { id: 'resolve-title' }, 'Resolve'),
-  h('p', { class: 'muted' }, 'Winning shares pay out in full; the rest of the pool returns to the treasury.'),
-  field('Winning outcome', outcome),
-  field('Resolver wallet id', resolver),
-  field('Resolution source', source, 'optional'),
-  error, submit);
-}
-
-function cancelForm(m) {
-  const reason = input({ id: 'cancel-reason', testid: 'cancel-reason', maxlength: 1000, placeholder: 'Why the market is cancelled' });
-  const canceller = input({ id: 'cancel-wallet', testid: 'cancel-wallet', value: 'console', maxlength: 1000 });
-  const source = input({ id: 'cancel-source', testid: 'cancel-source', maxlength: 1000 });
-  const error = errorLine('cancel-error');
-  const submit = h('button', { type: 'submit', class: 'btn btn-danger', testid: 'cancel-button' }, 'Cancel market');
-  return h('form', {
-    class: 'card', 'aria-labelledby': 'cancel-title', novalidate: true,
-    onsubmit: submitting(submit, error, async () => {
-      const body = { canceller_wallet_id: canceller.value.trim(), reason: reason.value.trim() || 'Cancelled by the provider' };
-      if (source.value.trim()) body.cancellation_source = source.value.trim();
-      const r = await call('cancel', { path: { market_id: m.id }, body, apiKey: state.key, idempotencyKey: newIdempotencyKey() });
-      notify(`Cancelled: ${r.positions_refunded} position(s) refunded.`, 'success');
-      await refreshSelected();
-      await refreshTreasury();
-    }),
-  },
-  h('h3', { id: 'cancel-title' }, 'Cancel'),
-  h('p', { class: 'muted' }, 'Open positions are refunded their cost; fees are not refunded.'),
-  field('Reason', reason),
-  field('Canceller wallet id', canceller),
-  field('Cancellation source', source, 'optional'),
-  error, submit);
 }
 
 // ---- Treasury ---------------------------------------------------------------------------

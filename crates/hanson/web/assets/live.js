@@ -4,7 +4,13 @@
 // plus any market subscriptions.
 import { urlFor, hasOperation } from './client.js';
 
-const SETTLED = new Set(['market.resolved', 'market.cancelled']);
+/** Whether the server ends a market's stream after this event: a cancellation, a
+ *  finalization, or a resolution without a dispute window (one with a window may still be
+ *  replaced, and ends with market.finalized). */
+function endsStream(env) {
+  if (env.type === 'market.cancelled' || env.type === 'market.finalized') return true;
+  return env.type === 'market.resolved' && !(env.data && env.data.dispute_window_seconds > 0);
+}
 
 /**
  * Follows `GET /v1/markets/{id}/events`. Handlers: onSnapshot({seq, market}), onEvent(envelope),
@@ -45,7 +51,7 @@ export class MarketStream {
       this.onSnapshot(snap);
     });
     es.onmessage = (e) => this.handle(e); // events without an `event:` name (none expected)
-    for (const type of ['market.created', 'market.updated', 'outcome.created', 'outcome.updated', 'trade.created', 'market.closed', 'market.resolved', 'market.cancelled']) {
+    for (const type of ['market.created', 'market.updated', 'outcome.created', 'outcome.updated', 'trade.created', 'market.closed', 'market.resolved', 'market.cancelled', 'market.finalized']) {
       es.addEventListener(type, (e) => this.handle(e));
     }
     es.addEventListener('error', () => {
@@ -81,7 +87,7 @@ export class MarketStream {
     }
     if (seq !== null) this.seq = seq;
     this.onEvent(env);
-    if (SETTLED.has(env.type)) {
+    if (endsStream(env)) {
       // The server ends a settled market's stream: nothing more will come.
       this.close();
       this.onState('closed');

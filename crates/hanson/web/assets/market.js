@@ -99,6 +99,7 @@ function render() {
   const m = state.market;
   document.title = `${m.question} · Hanson`;
   el.status = h('span', {});
+  el.notice = h('p', { class: 'market-notice', testid: 'market-notice', role: 'status', hidden: true });
   el.live = h('span', { class: 'live-dot', testid: 'live-state', dataset: { state: 'connecting' } }, 'Connecting…');
   el.question = h('h1', { testid: 'market-question' });
   el.volume = h('b', { testid: 'market-volume' });
@@ -126,6 +127,7 @@ function render() {
     h('section', { class: 'card market-head area-head' },
       h('div', { class: 'meta' }, el.status, m.category ? h('span', { class: 'chip', testid: 'market-category' }, m.category) : null, h('span', {}, m.provider.name), el.live),
       el.question,
+      el.notice,
       h('div', { class: 'stats' },
         h('div', {}, h('span', { class: 'muted' }, 'Volume'), el.volume),
         h('div', {}, h('span', { class: 'muted' }, 'Pool'), el.pool),
@@ -173,6 +175,15 @@ function renderMarket() {
   el.closesLabel.textContent = label;
   el.closes.textContent = formatDate(at);
   el.closes.title = relativeTime(at);
+  // A pause and a resolution still inside its dispute window, in words, with their times.
+  const notice = m.trading_paused && m.status !== 'resolved' && m.status !== 'cancelled'
+    ? ['paused', `Trading is paused since ${formatDate(m.paused_at)}: ${m.paused_reason || 'no reason given'}.`]
+    : m.status === 'resolved' && m.resolution_pending && m.final_at
+      ? ['pending', `Resolution pending: final at ${formatDate(m.final_at)} (${relativeTime(m.final_at)}). Claims open then.`]
+      : null;
+  el.notice.hidden = !notice;
+  el.notice.dataset.state = notice ? notice[0] : '';
+  el.notice.textContent = notice ? notice[1] : '';
   el.description.textContent = m.description || 'No description.';
   clear(el.rules);
   const rule = (label, value) => value && h('div', {}, h('span', { class: 'muted' }, label), h('b', {}, value));
@@ -344,7 +355,8 @@ function onEvent(env) {
       break;
     case 'market.resolved':
     case 'market.cancelled':
-      m.status = env.type === 'market.resolved' ? 'resolved' : 'cancelled';
+    case 'market.finalized':
+      m.status = env.type === 'market.cancelled' ? 'cancelled' : 'resolved';
       if (data.winning_outcome_id) m.winning_outcome_id = data.winning_outcome_id;
       renderMarket();
       // The detail carries the settled prices and times.

@@ -127,3 +127,31 @@ export function priceToNumber(price) {
 export function isDigits(s) {
   return typeof s === 'string' && DIGITS.test(s);
 }
+
+/** A slippage tolerance in percent ("1", "0.5", at most 2 decimals, 0 to 50) as basis
+ *  points (BigInt); throws with a sentence for anything else. */
+export function parseTolerance(text) {
+  const t = String(text).trim();
+  if (!/^[0-9]{1,2}(\.[0-9]{1,2})?$/.test(t)) throw new Error('Enter a slippage tolerance in percent, like 1 or 0.5.');
+  const bps = parseDecimal(t, 2);
+  if (bps > 5000n) throw new Error('A slippage tolerance may be at most 50%.');
+  return bps;
+}
+
+/** `amount` (wei or shares, a digit string) less `bps` basis points, rounded up: the least a
+ *  trade may give and stay within the tolerance. */
+export function lessTolerance(amount, bps) {
+  return ((BigInt(amount) * (10000n - bps) + 9999n) / 10000n).toString();
+}
+
+/** `amount` plus `bps` basis points, rounded down: the most a trade may take. */
+export function plusTolerance(amount, bps) {
+  return ((BigInt(amount) * (10000n + bps)) / 10000n).toString();
+}
+
+/** A limit price as the API takes it ("0.65": above 0, below 1, at most 18 digits), or throws. */
+export function parseLimitPrice(text) {
+  const t = String(text).trim();
+  if (!/^0\.[0-9]{1,18}$/.test(t) || !/[1-9]/.test(t)) throw new Error('Enter a limit price between 0 and 1, like 0.65.');
+  return t;
+}

@@ -1,8 +1,14 @@
-// The trade ticket: outcome, side, amount in token units (or shares), a live preview from
-// the preview endpoints, and buy / sell with an Idempotency-Key per submission.
+// The trade ticket: outcome, side, amount in token units (or shares), a slippage tolerance
+// and an optional limit price, a live preview from the preview endpoints, and buy / sell
+// with an Idempotency-Key per submission. A trade carries bounds from the preview it was
+// confirmed on (min_shares / min_proceeds / max_shares, less the tolerance), so it never
+// trades beyond the tolerance: if the price moved past it, the server refuses (409
+// price_moved), the ticket shows the new quote and the user confirms again.
 import { call, errorText, newIdempotencyKey, ApiError } from './client.js';
 import { h, clear, debounce } from './ui.js';
-import { toWei, fromWei, formatUnits, formatCents, formatPercent, formatSignedPercent } from './money.js';
+import {
+  toWei, fromWei, formatUnits, formatCents, formatPercent, formatSignedPercent, parseTolerance, lessTolerance, plusTolerance, parseLimitPrice,
+} from './money.js';
 import { getAuth, withAuth } from './session.js';
 
 /**
@@ -10,7 +16,8 @@ import { getAuth, withAuth } from './session.js';
  * Returns {update() (market changed), refreshPreview() (prices moved), selectOutcome(id), loadHoldings()}.
  */
 export function mountTicket(root, ctx) {
-  const state = { side: 'buy', mode: 'shares', previewId: 0, abort: null, holdings: new Map(), busy: false };
+  // `quote`: the preview on screen, with the request it answers (the bounds come from it).
+  const state = { side: 'buy', mode: 'shares', previewId: 0, abort: null, holdings: new Map(), busy: false, quote: null };
   const m = () => ctx.market();
   const token = () => m().token;
 
@@ -30,6 +37,16 @@ export function mountTicket(root, ctx) {
       }
     },
   });
+  const slippageInput = h('input', {
+    id: 'ticket-slippage', testid: 'ticket-slippage', type: 'text', inputmode: 'decimal', autocomplete: 'off', value: '1',
+    spellcheck: 'false', 'aria-describedby': 'ticket-error', oninput: () => changed(),
+  });
+  const limitInput = h('input', {
+    id: 'ticket-limit', testid: 'ticket-limit', type: 'text', inputmode: 'decimal', autocomplete: 'off', placeholder: 'none',
+    spellcheck: 'false', 'aria-describedby': 'ticket-error', oninput: () => changed(),
+  });
+  const limitLabel = h('label', { for: 'ticket-limit' }, 'Limit price (0 to 1, optional)');
+  const limitField = h('div', { class: 'field' }, limitLabel, limitInput);
   const unit = h('span', { class: 'unit', 'aria-hidden': 'true' });
   const amountLabel = h('label', { for: 'ticket-amount' });
   const error = h('p', { id: 'ticket-error', class: 'ticket-error', testid: 'ticket-error', role: 'alert', hidden: true });
@@ -49,6 +66,10 @@ export function mountTicket(root, ctx) {
     h('div', { class: 'field' }, h('label', { for: 'ticket-outcome' }, 'Outcome'), outcomeSelect),
     modeBox,
     h('div', { class: 'field' }, amountLabel, h('div', { class: 'input-unit' }, amountInput, unit), error),
+    h('div', { class: 'field-row' },
+      h('div', { class: 'field' }, h('label', { for: 'ticket-slippage' }, 'Slippage tolerance'),
+        h('div', { class: 'input-unit' }, slippageInput, h('span', { class: 'unit', 'aria-hidden': 'true' }, '%'))),
+      limitField),
     holding,
     preview,
     h('div', { class: 'ticket-buttons' }, buyButton, sellButton));
@@ -91,6 +112,9 @@ export function mountTicket(root, ctx) {
       amountLabel.textContent = `Proceeds to receive (${sym}, after fees)`;
       unit.textContent = sym;
     }
+    // A limit is a bet's highest price after it, or a sale's lowest; a sale by target has none.
+    limitField.hidden = sell && state.mode !== 'shares';
+    limitLabel.textContent = sell ? 'Lowest price (0 to 1, optional)' : 'Limit price (0 to 1, optional)';
     const o = selectedOutcome();
     const title = o ? o.title : '';
     buyButton.textContent = `Buy ${title}`;
@@ -126,7 +150,8 @@ export function mountTicket(root, ctx) {
 
   function open() {
     const market = m();
-    return market.status === 'active' && Date.now() < new Date(market.closes_at).getTime() && Date.now() >= new Date(market.starts_at || 0).getTime();
+    return market.status === 'active' && market.trading_paused !== true
+      && Date.now() < new Date(market.closes_at).getTime() && Date.now() >= new Date(market.starts_at || 0).getTime();
   }
 
   /** The request body for the current side and amount, or null (error shown). */
@@ -144,9 +169,36 @@ export function mountTicket(root, ctx) {
       showError('Enter an amount greater than zero.');
       return null;
     }
+    let limit = null;
+    if (limitInput.value.trim() && !limitField.hidden) {
+      try {
+        limit = parseLimitPrice(limitInput.value);
+      } catch (e) {
+        showError(e.message);
+        return null;
+      }
+    }
     const outcome_id = selectedOutcome().id;
-    if (side === 'buy') return { outcome_id, amount: wei };
-    return state.mode === 'shares' ? { outcome_id, shares_amount: wei } : { outcome_id, target_proceeds: wei };
+    if (side === 'buy') return limit ? { outcome_id, amount: wei, max_price: limit } : { outcome_id, amount: wei };
+    if (state.mode !== 'shares') return { outcome_id, target_proceeds: wei };
+    return limit ? { outcome_id, shares_amount: wei, min_price: limit } : { outcome_id, shares_amount: wei };
+  }
+
+  /** The tolerance in basis points, or null (error shown). */
+  function tolerance() {
+    try {
+      return parseTolerance(slippageInput.value);
+    } catch (e) {
+      showError(e.message);
+      return null;
+    }
+  }
+
+  /** The bounds a trade carries from the quote it was confirmed on, less the tolerance. */
+  function boundsFrom(side, body, quote, bps) {
+    if (side === 'buy') return { min_shares: lessTolerance(quote.estimated_shares, bps) };
+    if (body.shares_amount !== undefined) return { min_proceeds: lessTolerance(quote.estimated_net_proceeds, bps) };
+    return { max_shares: plusTolerance(quote.estimated_shares, bps) };
   }
 
   function row(label, value, cls) {
@@ -175,32 +227,13 @@ export function mountTicket(root, ctx) {
     }
     const abort = new AbortController();
     state.abort = abort;
+    state.quote = null;
     preview.dataset.state = 'loading';
     preview.setAttribute('aria-busy', 'true');
     try {
       const p = await call(side === 'buy' ? 'bet_preview' : 'sell_preview', { body, signal: abort.signal });
       if (id !== state.previewId) return;
-      const d = token().decimals;
-      const sym = token().symbol;
-      const impactCls = p.price_impact.startsWith('-') ? 'down' : 'up';
-      const dl = side === 'buy'
-        ? h('dl', {},
-          row('Shares', formatUnits(p.estimated_shares, d)),
-          row('Average price', formatCents(p.average_price)),
-          row('Fee', `${formatUnits(p.estimated_fee, d)} ${sym}`),
-          row('Price impact', formatSignedPercent(p.price_impact), impactCls),
-          row('New price', formatPercent(p.new_outcome_price)),
-          row('Payout if it wins', `${formatUnits(p.estimated_shares, d)} ${sym}`))
-        : h('dl', {},
-          row('Shares sold', formatUnits(p.estimated_shares, d)),
-          row('Proceeds', `${formatUnits(p.estimated_proceeds, d)} ${sym}`),
-          row('Fee', `${formatUnits(p.estimated_fee, d)} ${sym}`),
-          row('You receive', `${formatUnits(p.estimated_net_proceeds, d)} ${sym}`),
-          row('Average price', formatCents(p.average_price)),
-          row('Price impact', formatSignedPercent(p.price_impact), impactCls));
-      preview.dataset.state = 'ready';
-      preview.dataset.side = side;
-      clear(preview).append(dl);
+      showQuote(side, body, p);
     } catch (e) {
       if (e.name === 'AbortError' || id !== state.previewId) return;
       previewEmpty('No preview.');
@@ -209,6 +242,34 @@ export function mountTicket(root, ctx) {
     } finally {
       if (id === state.previewId) preview.removeAttribute('aria-busy');
     }
+  }
+
+  /** Shows a preview `p` of the request `body`, and keeps it as the quote to trade on. */
+  function showQuote(side, body, p) {
+    state.quote = { side, key: JSON.stringify(body), p };
+    const d = token().decimals;
+    const sym = token().symbol;
+    const impactCls = p.price_impact.startsWith('-') ? 'down' : 'up';
+    const dl = side === 'buy'
+      ? h('dl', {},
+        row('Shares', formatUnits(p.estimated_shares, d)),
+        row('Average price', formatCents(p.average_price)),
+        row('Fee', `${formatUnits(p.estimated_fee, d)} ${sym}`),
+        row('Price impact', formatSignedPercent(p.price_impact), impactCls),
+        row('New price', formatPercent(p.new_outcome_price)),
+        row('Payout if it wins', `${formatUnits(p.estimated_shares, d)} ${sym}`),
+        p.unfilled_amount !== '0' ? row('Filled within the limit', `${formatUnits(p.amount, d)} ${sym} (${formatUnits(p.unfilled_amount, d)} unfilled)`) : [])
+      : h('dl', {},
+        row('Shares sold', formatUnits(p.estimated_shares, d)),
+        row('Proceeds', `${formatUnits(p.estimated_proceeds, d)} ${sym}`),
+        row('Fee', `${formatUnits(p.estimated_fee, d)} ${sym}`),
+        row('You receive', `${formatUnits(p.estimated_net_proceeds, d)} ${sym}`),
+        row('Average price', formatCents(p.average_price)),
+        row('Price impact', formatSignedPercent(p.price_impact), impactCls),
+        p.unfilled_shares !== '0' ? row('Unsold below the limit', `${formatUnits(p.unfilled_shares, d)} shares`) : []);
+    preview.dataset.state = 'ready';
+    preview.dataset.side = side;
+    clear(preview).append(dl);
   }
 
   const previewSoon = debounce(runPreview, 200);
@@ -236,6 +297,8 @@ export function mountTicket(root, ctx) {
     }
     const body = amountBody(side);
     if (!body) return;
+    const bps = tolerance();
+    if (bps === null) return;
     const market = m();
     const pid = market.provider.id;
     if (!getAuth(pid)) {
@@ -252,10 +315,17 @@ export function mountTicket(root, ctx) {
     const key = newIdempotencyKey();
     const outcome = selectedOutcome();
     try {
+      // The quote confirmed is the one on screen for this very request; without one, a fresh one.
+      let quote = state.quote && state.quote.side === side && state.quote.key === JSON.stringify(body) ? state.quote.p : null;
+      if (!quote) {
+        quote = await call(side === 'buy' ? 'bet_preview' : 'sell_preview', { body });
+        showQuote(side, body, quote);
+      }
+      const bounds = boundsFrom(side, body, quote, bps);
       const receipt = await withAuth(pid, (auth) =>
         call(side === 'buy' ? 'place_bet' : 'sell', {
           path: { market_id: market.id },
-          body: { session_id: auth.session_id, ...body },
+          body: { session_id: auth.session_id, ...body, ...bounds },
           token: auth.access_token,
           idempotencyKey: key,
         }));
@@ -263,14 +333,28 @@ export function mountTicket(root, ctx) {
       const sym = token().symbol;
       ctx.onTraded(side, receipt);
       result.className = 'ticket-result ok-text';
-      result.textContent = side === 'buy'
+      const unfilled = side === 'buy' ? receipt.unfilled_amount : receipt.unfilled_shares;
+      const rest = unfilled && unfilled !== '0'
+        ? ` ${formatUnits(unfilled, d)} ${side === 'buy' ? sym : 'shares'} did not fill within the limit.`
+        : '';
+      result.textContent = (side === 'buy'
         ? `Bought ${formatUnits(receipt.shares_purchased, d)} ${outcome.title} shares for ${formatUnits(receipt.amount, d)} ${sym}.`
-        : `Sold ${formatUnits(receipt.shares_sold, d)} ${outcome.title} shares for ${formatUnits(receipt.net_proceeds, d)} ${sym}.`;
+        : `Sold ${formatUnits(receipt.shares_sold, d)} ${outcome.title} shares for ${formatUnits(receipt.net_proceeds, d)} ${sym}.`) + rest;
       amountInput.value = '';
+      state.quote = null;
       previewEmpty('Enter an amount to see shares, price and fee.');
       loadHoldings();
     } catch (e) {
-      showError(e instanceof ApiError || e instanceof Error ? errorText(e) : String(e));
+      if (e instanceof ApiError && e.code === 'price_moved') {
+        // Beyond the tolerance: nothing traded. Show the new quote and ask again.
+        const now = e.problem.current_price ? ` (now ${formatCents(e.problem.current_price)})` : '';
+        await runPreview();
+        showError(`The price moved${now} beyond your tolerance; nothing was traded. Check the new quote and confirm again.`);
+        result.className = 'ticket-result';
+        result.dataset.state = 'requote';
+      } else {
+        showError(e instanceof ApiError || e instanceof Error ? errorText(e) : String(e));
+      }
     } finally {
       state.busy = false;
       buyButton.removeAttribute('aria-busy');
@@ -310,11 +394,14 @@ export function mountTicket(root, ctx) {
     market.outcomes.forEach((o, i) => {
       if (outcomeSelect.options[i].textContent !== o.title) outcomeSelect.options[i].textContent = o.title;
     });
+    const paused = market.trading_paused === true;
     const isOpen = open();
     closedNote.hidden = isOpen;
     // A settled market has nothing left to trade: only the note stays.
     body.hidden = market.status === 'resolved' || market.status === 'cancelled';
-    closedNote.textContent = isOpen ? '' : market.status === 'resolved'
+    closedNote.textContent = isOpen ? '' : paused && market.status === 'active'
+      ? `Trading is paused by the market's provider: ${market.paused_reason || 'no reason given'}.`
+      : market.status === 'resolved'
       ? 'This market is resolved. Winning shares can be claimed in your portfolio.'
       : market.status === 'cancelled'
         ? 'This market was cancelled. Positions were refunded.'

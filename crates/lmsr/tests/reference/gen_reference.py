@@ -9,6 +9,9 @@ integer conditions the crate implements:
   prices:     p_i * 10^36 (decimal string with fraction)
   liquidity:  floor(L / ln n)
   add:        ceil(C(q ++ [0]) - C(q))
+and limits.json with the price-limit answers:
+  buy_limit:  largest s with p_i(q + s e_i) <= L, and ceil(C(q + (s+1) e_i) - C(q)) - 1
+  sell_limit: largest s <= q_i with p_i(q - s e_i) >= L
 All integers are strings (they exceed JSON's safe range). Run:
   pip install mpmath && python3 crates/lmsr/tests/reference/gen_reference.py
 """
@@ -184,5 +187,81 @@ def main():
     print("wrote", len(cases), "cases to", out)
 
 
+def price_at(b, q, i, t):
+    """p_i with q_i := t, as 1 / (1 + sum_j e^{(q_j - t)/b}): full relative precision near 0 and 1."""
+    return 1 / (1 + sum(exp((mpf(x) - t) / b) for j, x in enumerate(q) if j != i))
+
+
+def limit_point(b, q, i, limit):
+    """The real t at which p_i reaches limit: t = m + b ln(L R / (1 - L)), R relative to m."""
+    m = max(x for j, x in enumerate(q) if j != i)
+    rest = sum(exp((mpf(x) - m) / b) for j, x in enumerate(q) if j != i)
+    return m + mpf(b) * (log(limit) + log(rest) - log(1 - limit))
+
+
+def exact_buy_limit(b, q, i, limit):
+    t = limit_point(b, q, i, limit)
+    s = max(int(floor(t)) - q[i] + 2, 0)
+    while s > 0 and price_at(b, q, i, q[i] + s) > limit:
+        s -= 1
+    if price_at(b, q, i, q[i] + s) > limit:
+        return None
+    while price_at(b, q, i, q[i] + s + 1) <= limit:
+        s += 1
+    return s, cost(b, q, i, s + 1, C(b, q)).ceil() - 1
+
+
+def exact_sell_limit(b, q, i, limit):
+    t = limit_point(b, q, i, limit)
+    s = min(max(q[i] - int(ceil(t)) + 2, 0), q[i])
+    while s > 0 and price_at(b, q, i, q[i] - s) < limit:
+        s -= 1
+    if price_at(b, q, i, q[i] - s) < limit:
+        return 0
+    while s < q[i] and price_at(b, q, i, q[i] - s - 1) >= limit:
+        s += 1
+    return s
+
+
+def limits():
+    """Separate cases with their own seed, so cases.json stays as it was."""
+    global rng
+    rng = random.Random(20261201)
+    cases = []
+    while len(cases) < 300:
+        b, q, i = market()
+        buying = rng.random() < 0.5
+        now = price_at(b, q, i, q[i])
+        # Mostly limits the trade reaches (just past the price now), some anywhere in (0, 1).
+        near = now * (1 + mpf(rng.random()) / 2) if buying else now * (1 - mpf(rng.random()) / 2)
+        limit = rng.choice([near, near, mpf(rng.randrange(1, 10 ** 6)) / 10 ** 6, mpf(rng.randrange(1, 10 ** 18)) / 10 ** 18, mpf(1) / len(q)])
+        if not 0 < limit < 1:
+            continue
+        limit = floor(limit * mpf(10) ** 36) / mpf(10) ** 36
+        if limit <= 0:
+            continue
+        qs = [str(x) for x in q]
+        if buying:
+            res = exact_buy_limit(b, q, i, limit)
+            if res is None or res[0] + q[i] >= MAXV:
+                continue
+            cases.append(dict(kind="buy_limit", b=str(b), q=qs, outcome=i, limit_e36=str(int(floor(limit * mpf(10) ** 36 + mpf(1) / 2))), shares=str(res[0]), max_cost=str(res[1])))
+        else:
+            if q[i] == 0:
+                q[i] = log_uniform(0, 36)
+                qs = [str(x) for x in q]
+            s = exact_sell_limit(b, q, i, limit)
+            cases.append(dict(kind="sell_limit", b=str(b), q=qs, outcome=i, limit_e36=str(int(floor(limit * mpf(10) ** 36 + mpf(1) / 2))), shares=str(s)))
+    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "limits.json")
+    with open(out, "w") as f:
+        json.dump({"digits": mp.dps, "cases": cases}, f, indent=0)
+    print("wrote", len(cases), "limit cases to", out)
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+    if sys.argv[1:] == ["limits"]:
+        limits()
+    else:
+        main()
+        limits()

@@ -8,8 +8,11 @@ use super::ids::{MarketId, OutcomeId, PositionId, ProviderId, SessionId, TradeId
 use super::money::Wei;
 use super::time::Timestamp;
 
+pub(crate) mod bounds;
 pub(crate) mod plan;
 pub(crate) mod quote;
+
+use bounds::{BetBounds, SellBounds};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum SellBy {
@@ -31,6 +34,7 @@ pub(crate) struct BetRequest {
     pub(crate) market_id: MarketId,
     pub(crate) outcome_id: OutcomeId,
     pub(crate) amount: u128,
+    pub(crate) bounds: BetBounds,
 }
 
 #[derive(Debug, Clone)]
@@ -38,6 +42,7 @@ pub(crate) struct SellRequest {
     pub(crate) market_id: MarketId,
     pub(crate) outcome_id: OutcomeId,
     pub(crate) by: SellBy,
+    pub(crate) bounds: SellBounds,
 }
 
 /// What every trade receipt says of its state: it is recorded and durable.
@@ -68,7 +73,10 @@ pub(crate) struct FilledTrade {
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub(crate) struct BetReceipt {
     pub(crate) bet_id: TradeId,
+    /// The gross amount paid: the requested amount, or under `max_price` the part filled.
     pub(crate) amount: Wei,
+    /// The requested amount less `amount`: "0" unless a `max_price` limit filled part.
+    pub(crate) unfilled_amount: Wei,
     pub(crate) shares_purchased: Wei,
     pub(crate) net_amount: Wei,
     #[serde(flatten)]
@@ -80,6 +88,8 @@ pub(crate) struct BetReceipt {
 pub(crate) struct SaleReceipt {
     pub(crate) transaction_id: TradeId,
     pub(crate) shares_sold: Wei,
+    /// The shares asked to be sold less `shares_sold`: "0" unless a `min_price` limit sold part.
+    pub(crate) unfilled_shares: Wei,
     pub(crate) proceeds: Wei,
     pub(crate) net_proceeds: Wei,
     #[serde(flatten)]

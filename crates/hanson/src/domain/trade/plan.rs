@@ -7,7 +7,7 @@
 //! Every check comes before the plan exists, so a store that applies a plan never has to
 //! undo part of it for a rule.
 
-use super::quote::{quote_buy, quote_sell};
+use super::quote::{quote_bet, quote_bounded_sell};
 use super::{BetReceipt, BetRequest, FilledTrade, SaleReceipt, SellRequest, TradeStatus, Trader};
 use crate::domain::event::{Event, OutcomePrice, TradeCreated};
 use crate::domain::fees::FeeSplit;
@@ -256,7 +256,15 @@ pub(crate) fn plan_bet<'a>(start: &'a TradeStart<'a>, trader: &'a Trader, req: &
     let m = start.market;
     let index = traded_outcome(m, trader, &req.outcome_id)?;
     let at = trade_time(m, start.now);
-    let quote = quote_buy(m, index, req.amount, at)?;
+    let quote = quote_bet(m, index, req.amount, &req.bounds, at)?;
+    if quote.unfilled > 0 {
+        // Judged on the requested amount, as a full fill would be.
+        let wallet = ledger::wallet_account(&trader.wallet_id, &m.token.id);
+        let balance = start.balances.iter().find(|(id, _)| *id == wallet).map_or(0, |(_, b)| *b);
+        if balance < req.amount {
+            return Err(Error::rule("insufficient_balance", format!("wallet balance is below the bet amount {}", req.amount)));
+        }
+    }
     let outcome = &m.outcomes[index];
     let new_total_shares = checked_add(outcome.total_shares, quote.shares)?;
     let mut position = start.position.cloned().unwrap_or_else(|| Position {
@@ -293,7 +301,7 @@ pub(crate) fn plan_bet<'a>(start: &'a TradeStart<'a>, trader: &'a Trader, req: &
         balances,
         position,
         kind: TradeKind::Buy,
-        amount: req.amount,
+        amount: quote.amount,
         net_amount: quote.net_amount,
         fee: quote.fee.total,
         shares: quote.shares,
@@ -304,7 +312,8 @@ pub(crate) fn plan_bet<'a>(start: &'a TradeStart<'a>, trader: &'a Trader, req: &
     let (plan, filled) = finish(start, trader, fill)?;
     let receipt = BetReceipt {
         bet_id: start.trade_id.clone(),
-        amount: Wei(req.amount),
+        amount: Wei(quote.amount),
+        unfilled_amount: Wei(quote.unfilled),
         shares_purchased: Wei(quote.shares),
         net_amount: Wei(quote.net_amount),
         fill: filled,
@@ -319,7 +328,7 @@ pub(crate) fn plan_sell<'a>(start: &'a TradeStart<'a>, trader: &'a Trader, req: 
     let index = traded_outcome(m, trader, &req.outcome_id)?;
     let at = trade_time(m, start.now);
     let held = start.position.filter(|p| p.status == PositionStatus::Active);
-    let quote = quote_sell(m, index, req.by, held.map_or(0, |p| p.shares), at)?;
+    let quote = quote_bounded_sell(m, index, req.by, &req.bounds, held.map_or(0, |p| p.shares), at)?;
     let mut position = held.cloned().ok_or_else(|| Error::rule("insufficient_shares", "no shares of this outcome to sell"))?;
     let outcome = &m.outcomes[index];
 
@@ -357,6 +366,7 @@ pub(crate) fn plan_sell<'a>(start: &'a TradeStart<'a>, trader: &'a Trader, req: 
     let receipt = SaleReceipt {
         transaction_id: start.trade_id.clone(),
         shares_sold: Wei(quote.shares),
+        unfilled_shares: Wei(quote.unfilled),
         proceeds: Wei(quote.proceeds),
         net_proceeds: Wei(quote.net_proceeds),
         fill: filled,

@@ -9,6 +9,7 @@ use crate::domain::fees::split_fee;
 use crate::domain::ids::{ProviderId, SessionId, WalletId};
 use crate::domain::market::{MarketStatus, Outcome};
 use crate::domain::tenant::Token;
+use crate::domain::trade::bounds::{BetBounds, SellBounds};
 use crate::domain::trade::SellBy;
 
 const TOKEN: u128 = 1_000_000_000_000_000_000;
@@ -50,6 +51,10 @@ fn market(b: u128, shares: &[u128], creator_fee: u32, platform_fee: u32) -> Mark
         trade_count: 0,
         winning_outcome_id: None,
         settled_at: None,
+        paused_at: None,
+        paused_reason: None,
+        final_at: None,
+        finalized: true,
         created_at: NOW - 10,
         updated_at: NOW - 10,
         revision: 1,
@@ -101,11 +106,11 @@ fn start<'a>(m: &'a Market, position: Option<&'a Position>, balances: &'a [(Stri
 }
 
 fn bet(outcome: &str, amount: u128) -> BetRequest {
-    BetRequest { market_id: "m".into(), outcome_id: outcome.into(), amount }
+    BetRequest { market_id: "m".into(), outcome_id: outcome.into(), amount, bounds: BetBounds::default() }
 }
 
 fn sale(outcome: &str, shares: u128) -> SellRequest {
-    SellRequest { market_id: "m".into(), outcome_id: outcome.into(), by: SellBy::Shares(shares) }
+    SellRequest { market_id: "m".into(), outcome_id: outcome.into(), by: SellBy::Shares(shares), bounds: SellBounds::default() }
 }
 
 fn held(shares: u128, invested: u128) -> Position {
@@ -191,7 +196,9 @@ fn a_bet_adds_to_a_held_position_and_keeps_its_id() {
 fn a_bet_beyond_the_balance_is_refused_with_its_amount() {
     let m = market(1_000 * TOKEN, &[0, 0], 0, 0);
     let stored = balances(&m, TOKEN - 1);
-    let e = plan_bet(&start(&m, None, &stored), &trader(), &bet("o0", TOKEN)).unwrap_err();
+    let begun = start(&m, None, &stored);
+    let trader_ = trader();
+    let e = plan_bet(&begun, &trader_, &bet("o0", TOKEN)).unwrap_err();
     assert!(matches!(&e, Error::Rule { code: "insufficient_balance", detail, .. } if detail.ends_with(&TOKEN.to_string())), "{e:?}");
     // A wallet with no account has nothing.
     let none = vec![(ledger::pool_account("m"), m.pool)];
@@ -355,5 +362,230 @@ proptest! {
         prop_assert!(plan.balances.after("pool:m") >= (q0 - sold).max(q1));
         let kept = invested - mul_div(invested, sold, held_shares, Rounding::Down).unwrap();
         prop_assert!(plan.position.total_invested <= kept, "basis {} above {}", plan.position.total_invested, kept);
+    }
+}
+
+fn bounded_bet(outcome: &str, amount: u128, min_shares: Option<u128>, max_price: Option<u128>) -> BetRequest {
+    BetRequest { bounds: BetBounds { min_shares, max_price: max_price.map(lmsr::Price::from_raw) }, ..bet(outcome, amount) }
+}
+
+fn bounded_sale(by: SellBy, bounds: SellBounds) -> SellRequest {
+    SellRequest { by, bounds, ..sale("o0", 0) }
+}
+
+fn moved(result: Result<impl std::fmt::Debug>, current: lmsr::Price) {
+    match result {
+        Err(Error::PriceMoved { current_price, .. }) => assert_eq!(current_price, current.to_string()),
+        other => panic!("expected price_moved, got {other:?}"),
+    }
+}
+
+/// The price of outcome 0 after `shares` more of it on `q`, raw.
+fn price_after(b: u128, q: &[u128], shares: u128) -> u128 {
+    let mut q = q.to_vec();
+    q[0] += shares;
+    lmsr::prices(b, &q).unwrap()[0].raw()
+}
+
+#[test]
+fn min_shares_holds_at_its_exact_edge() {
+    let m = market(1_000 * TOKEN, &[3 * TOKEN, 0], 10_000, 5_000);
+    let stored = balances(&m, 50 * TOKEN);
+    let (_, plain) = plan_bet(&start(&m, None, &stored), &trader(), &bet("o0", 10 * TOKEN)).expect("plain bet");
+    let shares = plain.shares_purchased.0;
+    let begun = start(&m, None, &stored);
+    let trader_ = trader();
+    let (_, edge) = plan_bet(&begun, &trader_, &bounded_bet("o0", 10 * TOKEN, Some(shares), None)).expect("edge");
+    assert_eq!((edge.shares_purchased.0, edge.amount.0, edge.unfilled_amount.0), (shares, 10 * TOKEN, 0));
+    let begun = start(&m, None, &stored);
+    let trader_ = trader();
+    let over = plan_bet(&begun, &trader_, &bounded_bet("o0", 10 * TOKEN, Some(shares + 1), None));
+    moved(over, m.prices().unwrap()[0]);
+}
+
+#[test]
+fn a_limit_above_the_full_fill_changes_nothing() {
+    let m = market(1_000 * TOKEN, &[0, 0], 10_000, 0);
+    let stored = balances(&m, 50 * TOKEN);
+    let begun = start(&m, None, &stored);
+    let trader_ = trader();
+    let (plain_plan, plain) = plan_bet(&begun, &trader_, &bet("o0", 10 * TOKEN)).expect("plain");
+    let after = plain_plan.prices[0].raw();
+    let begun = start(&m, None, &stored);
+    let trader_ = trader();
+    let (plan, limited) = plan_bet(&begun, &trader_, &bounded_bet("o0", 10 * TOKEN, None, Some(after))).expect("limit");
+    assert_eq!((limited.amount.0, limited.unfilled_amount.0, limited.shares_purchased.0), (10 * TOKEN, 0, plain.shares_purchased.0));
+    assert_eq!(plan.prices, plain_plan.prices);
+}
+
+#[test]
+fn a_limit_fills_the_largest_amount_within_it_and_no_more() {
+    let q = [40 * TOKEN, 15 * TOKEN];
+    let m = market(1_000 * TOKEN, &q, 10_000, 15_000);
+    let stored = balances(&m, 500 * TOKEN);
+    let limit = 55 * lmsr::PRICE_SCALE / 100;
+    let req = bounded_bet("o0", 400 * TOKEN, None, Some(limit));
+    let begun = start(&m, None, &stored);
+    let trader_ = trader();
+    let (plan, receipt) = plan_bet(&begun, &trader_, &req).expect("partial fill");
+    let filled = receipt.amount.0;
+    assert!(filled < 400 * TOKEN && filled > 0);
+    assert_eq!(receipt.unfilled_amount.0, 400 * TOKEN - filled);
+    assert!(plan.prices[0].raw() <= limit, "price after the fill above the limit");
+    // One wei more would buy past the limit.
+    let begun = start(&m, None, &stored);
+    let trader_ = trader();
+    let (next_plan, _) = plan_bet(&begun, &trader_, &bet("o0", filled + 1)).expect("one more wei");
+    assert!(next_plan.prices[0].raw() >= limit, "the fill stopped short of the limit");
+    // The fill is the bet of its amount, paid and recorded as such.
+    let begun = start(&m, None, &stored);
+    let trader_ = trader();
+    let (same, _) = plan_bet(&begun, &trader_, &bet("o0", filled)).expect("same bet");
+    assert_eq!((plan.record().amount.0, plan.record().shares.0), (same.record().amount.0, same.record().shares.0));
+    assert_eq!(plan.balances.after("wallet:w:t"), 500 * TOKEN - filled);
+    assert_eq!(plan.totals.market_volume, filled);
+}
+
+#[test]
+fn a_limit_below_the_price_now_or_a_fill_below_the_minimum_moves_nothing() {
+    let q = [40 * TOKEN, 15 * TOKEN];
+    let m = market(1_000 * TOKEN, &q, 0, 0);
+    let stored = balances(&m, 500 * TOKEN);
+    let now = m.prices().unwrap()[0];
+    moved(plan_bet(&start(&m, None, &stored), &trader(), &bounded_bet("o0", 10 * TOKEN, None, Some(now.raw() - 1))), now);
+    // A limit a hair above the price: the fill is below min_bet.
+    let mut tight = m.clone();
+    tight.min_bet = TOKEN;
+    moved(plan_bet(&start(&tight, None, &stored), &trader(), &bounded_bet("o0", 10 * TOKEN, None, Some(price_after(m.b, &q, 1_000)))), now);
+}
+
+#[test]
+fn a_limit_applies_first_then_min_shares_judges_the_fill() {
+    let q = [0, 0];
+    let m = market(1_000 * TOKEN, &q, 0, 0);
+    let stored = balances(&m, 500 * TOKEN);
+    let limit = 6 * lmsr::PRICE_SCALE / 10;
+    let begun = start(&m, None, &stored);
+    let trader_ = trader();
+    let (_, fill) = plan_bet(&begun, &trader_, &bounded_bet("o0", 400 * TOKEN, None, Some(limit))).expect("fill");
+    let shares = fill.shares_purchased.0;
+    let ok = bounded_bet("o0", 400 * TOKEN, Some(shares), Some(limit));
+    assert_eq!(plan_bet(&start(&m, None, &stored), &trader(), &ok).expect("edge").1.shares_purchased.0, shares);
+    let short = bounded_bet("o0", 400 * TOKEN, Some(shares + 1), Some(limit));
+    moved(plan_bet(&start(&m, None, &stored), &trader(), &short), m.prices().unwrap()[0]);
+}
+
+#[test]
+fn a_partial_fill_still_needs_the_balance_of_the_requested_amount() {
+    let m = market(1_000 * TOKEN, &[0, 0], 0, 0);
+    let stored = balances(&m, 100 * TOKEN);
+    let req = bounded_bet("o0", 400 * TOKEN, None, Some(6 * lmsr::PRICE_SCALE / 10));
+    assert!(matches!(plan_bet(&start(&m, None, &stored), &trader(), &req), Err(Error::Rule { code: "insufficient_balance", .. })));
+}
+
+#[test]
+fn a_paused_market_refuses_trades_and_previews() {
+    let mut m = market(1_000 * TOKEN, &[TOKEN, 0], 0, 0);
+    m.paused_at = Some(NOW - 2);
+    m.paused_reason = Some("checking the feed".into());
+    let stored = balances(&m, 50 * TOKEN);
+    let position = held(TOKEN, TOKEN);
+    assert!(matches!(
+        plan_bet(&start(&m, None, &stored), &trader(), &bet("o0", TOKEN)),
+        Err(Error::Conflict { code: "market_paused", .. })
+    ));
+    assert!(matches!(
+        plan_sell(&start(&m, Some(&position), &stored), &trader(), &sale("o0", 1)),
+        Err(Error::Conflict { code: "market_paused", .. })
+    ));
+    assert!(matches!(super::super::quote::quote_buy(&m, 0, TOKEN, NOW), Err(Error::Conflict { code: "market_paused", .. })));
+}
+
+#[test]
+fn sale_bounds_hold_at_their_exact_edges() {
+    let q = [50 * TOKEN, 0];
+    let m = market(1_000 * TOKEN, &q, 10_000, 10_000);
+    let stored = balances(&m, 0);
+    let position = held(50 * TOKEN, 20 * TOKEN);
+    let now = m.prices().unwrap()[0];
+    let (_, plain) = plan_sell(&start(&m, Some(&position), &stored), &trader(), &sale("o0", 10 * TOKEN)).expect("plain sale");
+    let net = plain.net_proceeds.0;
+    let at = |min: u128| SellBounds { min_proceeds: Some(min), ..SellBounds::default() };
+    let begun = start(&m, Some(&position), &stored);
+    let trader_ = trader();
+    let edge = plan_sell(&begun, &trader_, &bounded_sale(SellBy::Shares(10 * TOKEN), at(net)));
+    assert_eq!(edge.expect("edge").1.net_proceeds.0, net);
+    moved(plan_sell(&start(&m, Some(&position), &stored), &trader(), &bounded_sale(SellBy::Shares(10 * TOKEN), at(net + 1))), now);
+
+    // By target: the shares it needs, and one fewer allowed.
+    let (_, target) =
+        plan_sell(&start(&m, Some(&position), &stored), &trader(), &bounded_sale(SellBy::TargetProceeds(net), SellBounds::default()))
+            .expect("target sale");
+    let needed = target.shares_sold.0;
+    let most = |max: u128| SellBounds { max_shares: Some(max), ..SellBounds::default() };
+    let begun = start(&m, Some(&position), &stored);
+    let trader_ = trader();
+    let edge = plan_sell(&begun, &trader_, &bounded_sale(SellBy::TargetProceeds(net), most(needed)));
+    assert_eq!(edge.expect("edge").1.shares_sold.0, needed);
+    moved(plan_sell(&start(&m, Some(&position), &stored), &trader(), &bounded_sale(SellBy::TargetProceeds(net), most(needed - 1))), now);
+}
+
+#[test]
+fn a_sale_limit_sells_the_most_shares_that_keep_the_price_at_or_above_it() {
+    let q = [300 * TOKEN, 0];
+    let m = market(1_000 * TOKEN, &q, 0, 20_000);
+    let stored = balances(&m, 0);
+    let position = held(300 * TOKEN, 200 * TOKEN);
+    let limit = 55 * lmsr::PRICE_SCALE / 100;
+    let bounds = SellBounds { min_price: Some(lmsr::Price::from_raw(limit)), ..SellBounds::default() };
+    let begun = start(&m, Some(&position), &stored);
+    let trader_ = trader();
+    let (plan, receipt) = plan_sell(&begun, &trader_, &bounded_sale(SellBy::Shares(300 * TOKEN), bounds)).expect("partial sale");
+    let sold = receipt.shares_sold.0;
+    assert!(sold > 0 && sold < 300 * TOKEN);
+    assert_eq!(receipt.unfilled_shares.0, 300 * TOKEN - sold);
+    assert!(plan.prices[0].raw() >= limit);
+    assert!(lmsr::prices(m.b, &[300 * TOKEN - sold - 1, 0]).unwrap()[0].raw() <= limit);
+    assert_eq!(plan.position.shares, 300 * TOKEN - sold);
+    // Above the price now: nothing can be sold.
+    let now = m.prices().unwrap()[0];
+    let above = SellBounds { min_price: Some(lmsr::Price::from_raw(now.raw() + 1)), ..SellBounds::default() };
+    moved(plan_sell(&start(&m, Some(&position), &stored), &trader(), &bounded_sale(SellBy::Shares(TOKEN), above)), now);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+
+    /// A limit bet fills the largest amount whose price after it is within the limit: the
+    /// price after the fill is at most the limit, and one wei more would reach it.
+    #[test]
+    fn a_limit_bet_fills_exactly_to_its_limit(
+        b in 1_000_000u128..1_000_000 * TOKEN,
+        q0 in 0u128..2_000 * TOKEN,
+        q1 in 0u128..2_000 * TOKEN,
+        amount in 1_000u128..10_000 * TOKEN,
+        limit_permille in 1u128..1_000,
+        fees in 0u32..100_000,
+    ) {
+        let m = market(b, &[q0, q1], fees / 2, fees - fees / 2);
+        let stored = balances(&m, 20_000 * TOKEN);
+        let limit = limit_permille * (lmsr::PRICE_SCALE / 1_000);
+        let begun = start(&m, None, &stored);
+        let trader_ = trader();
+        let result = plan_bet(&begun, &trader_, &bounded_bet("o0", amount, None, Some(limit)));
+        let Ok((plan, receipt)) = result else {
+            prop_assert!(matches!(result, Err(Error::PriceMoved { .. } | Error::Rule { code: "trade_too_small", .. })), "{result:?}");
+            return Ok(());
+        };
+        prop_assert!(plan.prices[0].raw() <= limit);
+        let filled = receipt.amount.0;
+        prop_assert_eq!(filled + receipt.unfilled_amount.0, amount);
+        if filled < amount {
+            let begun = start(&m, None, &stored);
+            let trader_ = trader();
+            let next = plan_bet(&begun, &trader_, &bet("o0", filled + 1));
+            let (next, _) = next.expect("one more wei");
+            prop_assert!(next.prices[0].raw() >= limit, "stopped {} short", limit - next.prices[0].raw());
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! Trade quotes: the one place that turns a market's state and a request into shares, costs,
 //! fees and prices. Previews and trades both call these.
 
+use super::bounds::{largest_gross_within, price_moved, BetBounds, SellBounds};
 use super::SellBy;
 use crate::domain::fees::{split_fee, FeeSplit, PERCENT_UNITS};
 use crate::domain::market::{Market, MarketStatus};
@@ -19,16 +20,24 @@ fn engine_error(e: lmsr::LmsrError) -> Error {
     }
 }
 
-/// Trades need an active market inside its trading window.
+/// Trades need an active market inside its trading window, and not paused.
 pub(crate) fn ensure_open(m: &Market, now: Micros) -> Result<()> {
     if m.stored_status != MarketStatus::Active || now < m.starts_at || now >= m.ends_at {
         return Err(Error::conflict("market_not_open", format!("the market is not open for trading (status {})", m.status(now))));
+    }
+    if m.paused_at.is_some() {
+        let reason = m.paused_reason.as_deref().unwrap_or_default();
+        return Err(Error::conflict("market_paused", format!("trading on this market is paused: {reason}")));
     }
     Ok(())
 }
 
 #[derive(Debug, Clone)]
 pub(crate) struct BuyQuote {
+    /// The gross amount filled: the request's, or less under a price limit.
+    pub(crate) amount: u128,
+    /// What the limit left of the requested amount.
+    pub(crate) unfilled: u128,
     pub(crate) fee: FeeSplit,
     pub(crate) net_amount: u128,
     pub(crate) shares: u128,
@@ -43,14 +52,60 @@ fn scaled_ratio(num: u128, den: u128) -> u128 {
     mul_div(num, lmsr::PRICE_SCALE, den, Rounding::Down).unwrap_or(u128::MAX)
 }
 
-pub(crate) fn quote_buy(m: &Market, outcome: usize, amount: u128, now: Micros) -> Result<BuyQuote> {
+/// A bet of `amount` within `bounds` (none: the plain bet, with no other work).
+pub(crate) fn quote_bet(m: &Market, outcome: usize, amount: u128, bounds: &BetBounds, now: Micros) -> Result<BuyQuote> {
+    if bounds.is_none() {
+        return quote_buy(m, outcome, amount, now);
+    }
     ensure_open(m, now)?;
+    check_bet_amount(m, amount)?;
+    let current = || m.prices().map(|p| p[outcome]);
+    let filled = match bounds.max_price {
+        None => amount,
+        Some(limit) => {
+            let most = lmsr::buy_limit(m.b, &m.shares(), outcome, limit).map_err(engine_error)?;
+            let within = largest_gross_within(most.max_cost, m.creator_fee + m.platform_fee).unwrap_or(amount);
+            let filled = amount.min(within);
+            if filled < m.min_bet.max(1) {
+                return Err(price_moved(
+                    format!("no bet of at least the minimum {} keeps the price at or below {}", m.min_bet, limit),
+                    current()?,
+                ));
+            }
+            filled
+        }
+    };
+    let mut quote = match buy_gross(m, outcome, filled) {
+        Err(Error::Rule { code: "trade_too_small", .. }) if filled < amount => {
+            return Err(price_moved("the part of the bet within the price limit buys no share", current()?));
+        }
+        other => other?,
+    };
+    quote.unfilled = amount - filled;
+    if let Some(min) = bounds.min_shares.filter(|&min| quote.shares < min) {
+        return Err(price_moved(format!("the bet would buy {} shares, fewer than min_shares {min}", quote.shares), quote.current_price));
+    }
+    Ok(quote)
+}
+
+fn check_bet_amount(m: &Market, amount: u128) -> Result<()> {
     if amount < m.min_bet {
         return Err(Error::rule_on("bet_below_minimum", "amount", format!("the minimum bet is {}", m.min_bet)));
     }
     if amount > m.max_bet {
         return Err(Error::rule_on("bet_above_maximum", "amount", format!("the maximum bet is {}", m.max_bet)));
     }
+    Ok(())
+}
+
+pub(crate) fn quote_buy(m: &Market, outcome: usize, amount: u128, now: Micros) -> Result<BuyQuote> {
+    ensure_open(m, now)?;
+    check_bet_amount(m, amount)?;
+    buy_gross(m, outcome, amount)
+}
+
+/// The bet of gross `amount`: the fee first, then the net buys shares.
+fn buy_gross(m: &Market, outcome: usize, amount: u128) -> Result<BuyQuote> {
     let fee = split_fee(amount, m.creator_fee, m.platform_fee);
     let net_amount = amount - fee.total;
     let mut q = m.shares();
@@ -61,6 +116,8 @@ pub(crate) fn quote_buy(m: &Market, outcome: usize, amount: u128, now: Micros) -
     let current_price = prices[outcome];
     let average = scaled_ratio(net_amount, buy.shares);
     Ok(BuyQuote {
+        amount,
+        unfilled: 0,
         fee,
         net_amount,
         shares: buy.shares,
@@ -74,6 +131,8 @@ pub(crate) fn quote_buy(m: &Market, outcome: usize, amount: u128, now: Micros) -
 #[derive(Debug, Clone)]
 pub(crate) struct SellQuote {
     pub(crate) shares: u128,
+    /// What a price limit left of the shares asked to be sold.
+    pub(crate) unfilled: u128,
     pub(crate) proceeds: u128,
     pub(crate) fee: FeeSplit,
     pub(crate) net_proceeds: u128,
@@ -120,6 +179,7 @@ pub(crate) fn quote_sell(m: &Market, outcome: usize, by: SellBy, held: u128, now
     let average = scaled_ratio(sell.proceeds, sell.shares);
     Ok(SellQuote {
         shares: sell.shares,
+        unfilled: 0,
         proceeds: sell.proceeds,
         fee,
         net_proceeds,
@@ -128,6 +188,48 @@ pub(crate) fn quote_sell(m: &Market, outcome: usize, by: SellBy, held: u128, now
         current_price,
         new_prices,
     })
+}
+
+/// A sale within `bounds` (none: the plain sale, with no other work).
+pub(crate) fn quote_bounded_sell(
+    m: &Market,
+    outcome: usize,
+    by: SellBy,
+    bounds: &SellBounds,
+    held: u128,
+    now: Micros,
+) -> Result<SellQuote> {
+    if bounds.is_none() {
+        return quote_sell(m, outcome, by, held, now);
+    }
+    ensure_open(m, now)?;
+    let current = || m.prices().map(|p| p[outcome]);
+    let (sold, asked) = match (by, bounds.min_price) {
+        (SellBy::Shares(shares), Some(limit)) if shares <= held => {
+            let most = lmsr::sell_limit(m.b, &m.shares(), outcome, limit).map_err(engine_error)?;
+            if most == 0 {
+                return Err(price_moved(format!("no sale keeps the price at or above {limit}"), current()?));
+            }
+            (SellBy::Shares(shares.min(most)), shares)
+        }
+        (SellBy::Shares(shares), _) => (by, shares),
+        (SellBy::TargetProceeds(_), _) => (by, 0),
+    };
+    let mut quote = match quote_sell(m, outcome, sold, held, now) {
+        Err(Error::Rule { code: "trade_too_small", .. }) if sold != by => {
+            return Err(price_moved("the part of the sale within the price limit pays nothing", current()?));
+        }
+        other => other?,
+    };
+    quote.unfilled = asked.saturating_sub(quote.shares);
+    if let Some(min) = bounds.min_proceeds.filter(|&min| quote.net_proceeds < min) {
+        let detail = format!("the sale would pay {} net, less than min_proceeds {min}", quote.net_proceeds);
+        return Err(price_moved(detail, quote.current_price));
+    }
+    if let Some(max) = bounds.max_shares.filter(|&max| quote.shares > max) {
+        return Err(price_moved(format!("the target needs {} shares, more than max_shares {max}", quote.shares), quote.current_price));
+    }
+    Ok(quote)
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ const MARKET_COLUMNS: &str = "m.id, m.provider_id, p.name, m.game_id, m.question
     t.id, t.symbol, t.name, t.decimals, \
     m.min_bet, m.max_bet, m.liquidity, m.b, m.starts_at, m.ends_at, m.creator_wallet_id, \
     m.creator_fee, m.platform_fee, m.status, m.total_volume, m.trade_count, m.winning_outcome_id, \
-    m.settled_at, m.created_at, m.updated_at, m.revision";
+    m.settled_at, m.created_at, m.updated_at, m.revision, m.paused_at, m.paused_reason, m.final_at, m.finalized";
 
 const MARKET_FROM: &str = "FROM markets m JOIN providers p ON p.id = m.provider_id JOIN tokens t ON t.id = m.token_id";
 
@@ -66,6 +66,10 @@ impl FromRow for Market {
             created_at: r.int(30)?,
             updated_at: r.int(31)?,
             revision: r.int(32)?,
+            paused_at: r.opt_int(33)?,
+            paused_reason: r.opt_text(34)?,
+            final_at: r.opt_int(35)?,
+            finalized: r.int(36)? != 0,
             pool: 0,
             outcomes: Vec::new(),
         })

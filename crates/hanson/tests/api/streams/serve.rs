@@ -154,6 +154,7 @@ async fn the_streams_are_documented() {
         "market.closed",
         "market.resolved",
         "market.cancelled",
+        "market.finalized",
         "claim.completed",
         "balance.updated",
         "position.updated",

@@ -93,6 +93,18 @@ pub(crate) fn fees(detail: &Value, gross: u128) -> (u128, u128) {
     (split.creator, split.total)
 }
 
+/// The exact LMSR prices (units of 10^-36) of a market with liquidity parameter `b` and
+/// outstanding shares `q`, from the market maker the server runs (itself checked against a
+/// high-precision reference in `crates/lmsr/tests/differential.rs`).
+pub(crate) fn lmsr_prices(b: u128, q: &[u128]) -> Vec<u128> {
+    lmsr::prices(b, q).expect("prices").iter().map(|p| p.raw()).collect()
+}
+
+/// The shares a bet of net `amount` buys of `outcome` on that market.
+pub(crate) fn lmsr_buy(b: u128, q: &[u128], outcome: usize, amount: u128) -> u128 {
+    lmsr::buy(b, q, outcome, amount).map_or(0, |buy| buy.shares)
+}
+
 /// floor(a * b / d), exactly.
 pub(crate) fn mul_div_down(a: u128, b: u128, d: u128) -> u128 {
     hanson::domain::num::mul_div(a, b, d, hanson::domain::num::Rounding::Down).expect("mul_div")

@@ -5,5 +5,7 @@ use super::support;
 
 mod audit;
 mod bets;
+mod operations;
+mod protection;
 mod search;
 mod settlement;

@@ -14,6 +14,7 @@ use support::*;
 
 mod across_nodes;
 mod forwarding;
+mod market_operations;
 
 /// A `hanson serve` node on the database with `extra` flags.
 async fn node(database_url: &str, extra: &[&str]) -> ServeProcess {
