@@ -28,6 +28,8 @@ export interface SubscribeOptions {
   retryMs?: number;
   /** Told of each dropped connection, before the reconnection. */
   onDisconnect?: (error: unknown) => void;
+  /** Told of the error that ended the subscription (as `done` rejects with it). */
+  onError?: (error: unknown) => void;
   signal?: AbortSignal;
   fetch?: typeof globalThis.fetch;
 }
@@ -37,7 +39,7 @@ export interface Subscription {
   close(): void;
   /** Settles when the subscription ends: resolved after `close()` or the last event, rejected
    *  with a HansonError when the service refuses the stream (an unknown market: 404; an
-   *  ended session: 401), or with the error `onEvent` threw. */
+   *  ended session: 401), or with the error `onEvent` threw (also handed to `onError`). */
   readonly done: Promise<void>;
   /** The last event id seen. */
   readonly lastEventId: string | undefined;
@@ -55,7 +57,7 @@ const TRANSIENT = new Set([408, 429, 500, 502, 503, 504]);
  */
 export function subscribe(baseUrl: string, path: string, onEvent: EventHandler, options: SubscribeOptions = {}): Subscription {
   const fetchImpl = options.fetch ?? globalThis.fetch;
-  const url = new URL(path, baseUrl).toString();
+  const url = baseUrl.replace(/\/+$/, '') + path;
   const resume = options.resume ?? true;
   let retryMs = options.retryMs ?? 1000;
   let lastEventId = options.lastEventId;
@@ -119,6 +121,9 @@ export function subscribe(baseUrl: string, path: string, onEvent: EventHandler, 
     closed = true;
     options.signal?.removeEventListener('abort', close);
   });
+  // Handled here, so a subscription nobody awaits cannot end the process with an unhandled
+  // rejection; awaiting `done` still sees the error.
+  done.catch((error) => options.onError?.(error));
   return {
     close,
     done,

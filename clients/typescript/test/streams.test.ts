@@ -151,8 +151,11 @@ test('the user stream: a snapshot, then the wallet\'s own changes', async () => 
 });
 
 test('a refused stream ends the subscription with the problem', async () => {
-  const stream = subscribe(server.base, '/v1/markets/no-such-market/events', () => {});
+  const told: unknown[] = [];
+  const stream = subscribe(server.base, '/v1/markets/no-such-market/events', () => {}, { onError: (e) => told.push(e) });
   await assert.rejects(stream.done, (e: unknown) => e instanceof HansonError && e.status === 404 && e.code === 'not_found');
+  assert.equal(told.length, 1);
+  assert.ok(told[0] instanceof HansonError);
 });
 
 test('a refresh rotates the refresh token and keeps the session', async () => {
