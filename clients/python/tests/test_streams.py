@@ -3,11 +3,12 @@ with Last-Event-ID and misses nothing and repeats nothing; it ends by itself aft
 final event; the user stream; refusals end a subscription; a refresh rotates the refresh token.
 And the SSE parser at the edges of the format."""
 
-from datetime import UTC, datetime
+import asyncio
 import threading
 import time
 import uuid
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import httpx
 import pytest
@@ -161,6 +162,8 @@ def test_a_refresh_rotates_the_refresh_token_and_keeps_the_session():
             t.join()
         time.sleep(2.1)
         unwrap(profile.sync_detailed(client=user))
+        # The async client takes its token from the same session.
+        assert asyncio.run(profile.asyncio_detailed(client=session.client())).status_code == 200
         session.logout()
         assert profile.sync_detailed(client=user).status_code == 401
 

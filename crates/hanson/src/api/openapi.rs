@@ -153,12 +153,14 @@ pub(crate) fn refine_request_schemas(doc: &mut serde_json::Value) {
         }
     }
     // A sale (and its preview) names exactly one of shares_amount and target_proceeds; null
-    // counts as absent (`SellInput::sell_by`).
+    // counts as absent (`SellInput::sell_by`). A bound of one way is refused with the other
+    // (when the body has such bounds).
     let sale = [
-        Way { suffix: "ByShares", field: "shares_amount", description: "A sale of `shares_amount` shares." },
+        Way { suffix: "ByShares", field: "shares_amount", excludes: &["max_shares"], description: "A sale of `shares_amount` shares." },
         Way {
             suffix: "ByProceeds",
             field: "target_proceeds",
+            excludes: &["min_price", "min_proceeds"],
             description: "A sale of the fewest shares whose net proceeds (after the fee) reach `target_proceeds`.",
         },
     ];
@@ -170,9 +172,10 @@ pub(crate) fn refine_request_schemas(doc: &mut serde_json::Value) {
         Way {
             suffix: "ByMarket",
             field: "market_id",
+            excludes: &[],
             description: "A market's price history (narrowed to `outcome_id` when it is given too).",
         },
-        Way { suffix: "ByOutcome", field: "outcome_id", description: "An outcome's price history." },
+        Way { suffix: "ByOutcome", field: "outcome_id", excludes: &[], description: "An outcome's price history." },
     ];
     split_into_ways(
         schemas,
@@ -208,16 +211,19 @@ fn reference_type_arguments(schemas: &mut serde_json::Map<String, serde_json::Va
     }
 }
 
-/// One way of filling a body whose fields exclude each other: `field` is given (not null).
+/// One way of filling a body whose fields exclude each other: `field` is given (not null) and,
+/// in a `oneOf`, the fields of `excludes` that the body has are not.
 struct Way {
     suffix: &'static str,
     field: &'static str,
+    excludes: &'static [&'static str],
     description: &'static str,
 }
 
 /// Replaces the object schema `name` by `combinator` over one complete object schema per way,
 /// each named `{name}{suffix}`: the way's field is required and not null; with `oneOf` the
-/// other ways' fields may only be null or absent, so exactly one way matches.
+/// other ways' fields (and the way's `excludes`) may only be null or absent, so exactly one way
+/// matches.
 fn split_into_ways(
     schemas: &mut serde_json::Map<String, serde_json::Value>,
     name: &str,
@@ -232,8 +238,12 @@ fn split_into_ways(
         let mut schema = base.clone();
         let properties = &mut schema["properties"];
         properties[way.field] = without_null(&properties[way.field]);
-        for other in ways.iter().filter(|o| o.field != way.field && combinator == "oneOf") {
-            properties[other.field] = json!({ "type": "null", "description": format!("Not given with `{}`.", way.field) });
+        if combinator == "oneOf" {
+            let others = ways.iter().filter(|o| o.field != way.field).map(|o| o.field);
+            let excluded: Vec<&str> = way.excludes.iter().copied().filter(|f| properties.get(f).is_some()).collect();
+            for field in others.chain(excluded) {
+                properties[field] = json!({ "type": "null", "description": format!("Not given with `{}`.", way.field) });
+            }
         }
         let required = schema["required"].as_array_mut().map(std::mem::take).unwrap_or_default();
         schema["required"] = Value::Array(required.into_iter().chain([json!(way.field)]).collect());
@@ -358,4 +368,42 @@ pub(crate) fn add_webhooks(doc: &mut serde_json::Value) {
         }));
     }
     doc["webhooks"] = serde_json::Value::Object(webhooks);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn each_way_requires_its_field_and_takes_only_null_for_the_others_and_its_exclusions() {
+        let nullable = json!({ "type": ["string", "null"] });
+        let mut schemas = serde_json::Map::new();
+        schemas.insert(
+            "Body".into(),
+            json!({ "type": "object", "required": ["id"], "properties": { "id": { "type": "string" }, "a": nullable, "b": nullable, "bound": nullable } }),
+        );
+        let ways = [
+            Way { suffix: "ByA", field: "a", excludes: &[], description: "by a" },
+            Way { suffix: "ByB", field: "b", excludes: &["bound", "absent"], description: "by b" },
+        ];
+        split_into_ways(&mut schemas, "Body", "oneOf", &ways, "a or b");
+        let null = |at: &str| json!({ "type": "null", "description": format!("Not given with `{at}`.") });
+        assert_eq!(
+            schemas["Body"],
+            json!({ "oneOf": [{ "$ref": "#/components/schemas/BodyByA" }, { "$ref": "#/components/schemas/BodyByB" }], "description": "a or b" })
+        );
+        let by_a = &schemas["BodyByA"];
+        assert_eq!(
+            (&by_a["required"], &by_a["properties"]["a"], &by_a["properties"]["b"]),
+            (&json!(["id", "a"]), &json!({ "type": "string" }), &null("a"))
+        );
+        assert_eq!(by_a["properties"]["bound"], nullable);
+        let by_b = &schemas["BodyByB"];
+        assert_eq!(
+            (&by_b["required"], &by_b["properties"]["a"], &by_b["properties"]["bound"]),
+            (&json!(["id", "b"]), &null("b"), &null("b"))
+        );
+        assert!(by_b["properties"].get("absent").is_none());
+    }
 }
