@@ -139,30 +139,160 @@ impl utoipa::Modify for CommonErrors {
     }
 }
 
-/// What the derive cannot state about request bodies, added to their schemas (`doc` is the
-/// finished document as JSON): rules that span fields, each enforced by its handler with a
-/// 422, and `filters: null`, which every search takes as no filters (utoipa drops the null
-/// of an `Option` of a generic type).
+/// What the derive cannot state about schemas, added to the finished document (`doc`, as
+/// JSON): type arguments of generics as `$ref`s, `filters: null`, which every search takes as
+/// no filters (utoipa drops the null of an `Option` of a generic type), and rules that span
+/// fields, each enforced by its handler with a 422. A rule that spans fields is written as a
+/// choice between complete, named object schemas (never as a combinator over fragments of one
+/// object, which code generators take for a union of fragments), so a generated client has one
+/// type per way of filling the body.
 pub(crate) fn refine_request_schemas(doc: &mut serde_json::Value) {
     use serde_json::json;
-    let schemas = &mut doc["components"]["schemas"];
-    if let Some(schemas) = schemas.as_object_mut() {
-        for (_, schema) in schemas.iter_mut().filter(|(name, _)| name.starts_with("SearchRequest_")) {
-            if let Some(filters) = schema.pointer_mut("/properties/filters").filter(|f| f["type"] == "object") {
-                filters["type"] = json!(["object", "null"]);
-            }
+    let Some(schemas) = doc.pointer_mut("/components/schemas").and_then(|s| s.as_object_mut()) else { return };
+    reference_type_arguments(schemas);
+    for (_, schema) in schemas.iter_mut().filter(|(name, _)| name.starts_with("SearchRequest_")) {
+        if let Some(filters) = schema.pointer_mut("/properties/filters").filter(|f| f.get("$ref").is_some()) {
+            *filters = json!({ "oneOf": [{ "type": "null" }, filters.take()] });
         }
     }
     // A sale (and its preview) names exactly one of shares_amount and target_proceeds; null
-    // counts as absent (`SellInput::sell_by`).
-    let one_of = |field: &str| json!({ "required": [field], "properties": { field: { "$ref": "#/components/schemas/InputAmount" } } });
-    schemas["SellInput"]["oneOf"] = json!([one_of("shares_amount"), one_of("target_proceeds")]);
+    // counts as absent (`SellInput::sell_by`). A bound of one way is refused with the other
+    // (when the body has such bounds).
+    let sale = [
+        Way { suffix: "ByShares", field: "shares_amount", excludes: &["max_shares"], description: "A sale of `shares_amount` shares." },
+        Way {
+            suffix: "ByProceeds",
+            field: "target_proceeds",
+            excludes: &["min_price", "min_proceeds"],
+            description: "A sale of the fewest shares whose net proceeds (after the fee) reach `target_proceeds`.",
+        },
+    ];
+    flatten_all_of(schemas, "SellBody");
+    split_into_ways(schemas, "SellInput", "oneOf", &sale, "A sale: by `shares_amount` or by `target_proceeds`, exactly one.");
+    split_into_ways(schemas, "SellBody", "oneOf", &sale, "A sale: by `shares_amount` or by `target_proceeds`, exactly one.");
     // Price history is a market's or an outcome's: filters, with market_id or outcome_id.
-    let named = |field: &str| json!({ "required": [field], "properties": { field: { "type": "string" } } });
-    schemas["PriceFilters"]["anyOf"] = json!([named("market_id"), named("outcome_id")]);
+    let price = [
+        Way {
+            suffix: "ByMarket",
+            field: "market_id",
+            excludes: &[],
+            description: "A market's price history (narrowed to `outcome_id` when it is given too).",
+        },
+        Way { suffix: "ByOutcome", field: "outcome_id", excludes: &[], description: "An outcome's price history." },
+    ];
+    split_into_ways(
+        schemas,
+        "PriceFilters",
+        "anyOf",
+        &price,
+        "A market's or an outcome's price history: `market_id` or `outcome_id` is required.",
+    );
     let request = &mut schemas["SearchRequest_PriceFilters"];
     request["properties"]["filters"] = json!({ "$ref": "#/components/schemas/PriceFilters" });
     request["required"] = json!(["filters"]);
+}
+
+/// Where utoipa writes the type argument of a generic schema inline (`Page_MarketSummary`
+/// holds a copy of `MarketSummary`): each copy becomes a `$ref` to the argument's own schema,
+/// added if it is missing. A copy that differs from a schema of the same name stays inline.
+fn reference_type_arguments(schemas: &mut serde_json::Map<String, serde_json::Value>) {
+    const SLOTS: [(&str, &str); 3] =
+        [("Page_", "/properties/data/items"), ("List_", "/properties/data/items"), ("SearchRequest_", "/properties/filters")];
+    let names: Vec<String> = schemas.keys().cloned().collect();
+    for name in names {
+        for (prefix, pointer) in SLOTS {
+            let Some(argument) = name.strip_prefix(prefix) else { continue };
+            let Some(inline) = schemas[&name].pointer(pointer).filter(|s| s.get("$ref").is_none()).cloned() else { continue };
+            if schemas.get(argument).is_some_and(|named| *named != inline) {
+                continue;
+            }
+            schemas.insert(argument.to_string(), inline);
+            if let Some(slot) = schemas[&name].pointer_mut(pointer) {
+                *slot = serde_json::json!({ "$ref": format!("#/components/schemas/{argument}") });
+            }
+        }
+    }
+}
+
+/// One way of filling a body whose fields exclude each other: `field` is given (not null) and,
+/// in a `oneOf`, the fields of `excludes` that the body has are not.
+struct Way {
+    suffix: &'static str,
+    field: &'static str,
+    excludes: &'static [&'static str],
+    description: &'static str,
+}
+
+/// Replaces the object schema `name` by `combinator` over one complete object schema per way,
+/// each named `{name}{suffix}`: the way's field is required and not null; with `oneOf` the
+/// other ways' fields (and the way's `excludes`) may only be null or absent, so exactly one way
+/// matches.
+fn split_into_ways(
+    schemas: &mut serde_json::Map<String, serde_json::Value>,
+    name: &str,
+    combinator: &str,
+    ways: &[Way],
+    description: &str,
+) {
+    use serde_json::{json, Value};
+    let Some(base) = schemas.get(name).filter(|s| s["type"] == "object").cloned() else { return };
+    let mut refs = Vec::new();
+    for way in ways {
+        let mut schema = base.clone();
+        let properties = &mut schema["properties"];
+        properties[way.field] = without_null(&properties[way.field]);
+        if combinator == "oneOf" {
+            let others = ways.iter().filter(|o| o.field != way.field).map(|o| o.field);
+            let excluded: Vec<&str> = way.excludes.iter().copied().filter(|f| properties.get(f).is_some()).collect();
+            for field in others.chain(excluded) {
+                properties[field] = json!({ "type": "null", "description": format!("Not given with `{}`.", way.field) });
+            }
+        }
+        let required = schema["required"].as_array_mut().map(std::mem::take).unwrap_or_default();
+        schema["required"] = Value::Array(required.into_iter().chain([json!(way.field)]).collect());
+        schema["description"] = json!(way.description);
+        let variant = format!("{name}{}", way.suffix);
+        refs.push(json!({ "$ref": format!("#/components/schemas/{variant}") }));
+        schemas.insert(variant, schema);
+    }
+    schemas.insert(name.to_string(), json!({ combinator: refs, "description": description }));
+}
+
+/// The schema of a nullable field without its null: `oneOf [null, X]` is X, `type: [T, "null"]` is T.
+fn without_null(schema: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    let is_null = |s: &Value| s.get("type").is_some_and(|t| t == "null");
+    if let Some(options) = schema.get("oneOf").and_then(Value::as_array) {
+        let rest: Vec<&Value> = options.iter().filter(|s| !is_null(s)).collect();
+        if let [only] = rest[..] {
+            return only.clone();
+        }
+    }
+    let mut schema = schema.clone();
+    if let Some(types) = schema.get_mut("type").and_then(Value::as_array_mut) {
+        types.retain(|t| t != "null");
+        if let [only] = &types[..] {
+            let only = only.clone();
+            schema["type"] = only;
+        }
+    }
+    schema
+}
+
+/// `allOf` of object schemas (utoipa's `#[serde(flatten)]`) as one object schema.
+fn flatten_all_of(schemas: &mut serde_json::Map<String, serde_json::Value>, name: &str) {
+    use serde_json::{json, Value};
+    let Some(parts) = schemas.get(name).and_then(|s| s.get("allOf")).and_then(Value::as_array).cloned() else { return };
+    let (mut properties, mut required) = (serde_json::Map::new(), Vec::new());
+    for part in parts {
+        let part = match part.get("$ref").and_then(Value::as_str) {
+            Some(r) => schemas.get(r.trim_start_matches("#/components/schemas/")).cloned().unwrap_or_default(),
+            None => part,
+        };
+        properties.extend(part["properties"].as_object().cloned().unwrap_or_default());
+        required.extend(part["required"].as_array().cloned().unwrap_or_default());
+    }
+    schemas.insert(name.to_string(), json!({ "type": "object", "properties": properties, "required": required }));
 }
 
 /// Runs once every route is in the document.
@@ -225,7 +355,7 @@ pub(crate) fn add_webhooks(doc: &mut serde_json::Value) {
                 "timestamp": { "type": "string", "format": "date-time", "description": "When the change happened" },
                 "market_id": if *kind == "webhook.test" || matches!(*kind, "deposit.completed" | "withdrawal.completed") { json!({ "type": "null" }) } else { json!({ "type": "string" }) },
                 "seq": if market_event { json!({ "type": "integer", "minimum": 1, "description": "The market's gapless sequence number" }) } else { json!({ "type": "null" }) },
-                "data": { "type": "object", "description": "The event's data as /v1/asyncapi.json describes it" },
+                "data": { "type": "object", "additionalProperties": true, "description": "The event's data as /v1/asyncapi.json describes it" },
             },
         });
         webhooks.insert(kind.to_string(), json!({
@@ -241,4 +371,42 @@ pub(crate) fn add_webhooks(doc: &mut serde_json::Value) {
         }));
     }
     doc["webhooks"] = serde_json::Value::Object(webhooks);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn each_way_requires_its_field_and_takes_only_null_for_the_others_and_its_exclusions() {
+        let nullable = json!({ "type": ["string", "null"] });
+        let mut schemas = serde_json::Map::new();
+        schemas.insert(
+            "Body".into(),
+            json!({ "type": "object", "required": ["id"], "properties": { "id": { "type": "string" }, "a": nullable, "b": nullable, "bound": nullable } }),
+        );
+        let ways = [
+            Way { suffix: "ByA", field: "a", excludes: &[], description: "by a" },
+            Way { suffix: "ByB", field: "b", excludes: &["bound", "absent"], description: "by b" },
+        ];
+        split_into_ways(&mut schemas, "Body", "oneOf", &ways, "a or b");
+        let null = |at: &str| json!({ "type": "null", "description": format!("Not given with `{at}`.") });
+        assert_eq!(
+            schemas["Body"],
+            json!({ "oneOf": [{ "$ref": "#/components/schemas/BodyByA" }, { "$ref": "#/components/schemas/BodyByB" }], "description": "a or b" })
+        );
+        let by_a = &schemas["BodyByA"];
+        assert_eq!(
+            (&by_a["required"], &by_a["properties"]["a"], &by_a["properties"]["b"]),
+            (&json!(["id", "a"]), &json!({ "type": "string" }), &null("a"))
+        );
+        assert_eq!(by_a["properties"]["bound"], nullable);
+        let by_b = &schemas["BodyByB"];
+        assert_eq!(
+            (&by_b["required"], &by_b["properties"]["a"], &by_b["properties"]["bound"]),
+            (&json!(["id", "b"]), &null("b"), &null("b"))
+        );
+        assert!(by_b["properties"].get("absent").is_none());
+    }
 }

@@ -408,7 +408,7 @@ struct ResolveInput {
     resolver_wallet_id: Option<String>,
     resolution_source: Option<String>,
     /// String values by name.
-    #[schema(value_type = Option<std::collections::HashMap<String, String>>)]
+    #[schema(value_type = Option<crate::domain::json_maps::StringMap>)]
     resolution_data: Option<Value>,
     /// Seconds (0 to 604800, default 0) during which the resolution may still be replaced or
     /// cancelled: claims wait until final_at and the surplus stays in the pool until then.
@@ -480,7 +480,7 @@ struct CancelInput {
     #[schema(required = true, nullable = false, min_length = 1, max_length = 1000)]
     reason: Option<String>,
     /// String values by name.
-    #[schema(value_type = Option<std::collections::HashMap<String, String>>)]
+    #[schema(value_type = Option<crate::domain::json_maps::StringMap>)]
     cancellation_data: Option<Value>,
 }
 

@@ -63,7 +63,7 @@ pub(crate) struct DeliveryQuery {
     #[param(minimum = 1, maximum = 100)]
     per_page: Option<i64>,
     /// Only deliveries with this status.
-    #[param(inline, value_type = Option<DeliveryStatus>)]
+    #[param(value_type = Option<DeliveryStatus>)]
     status: Option<String>,
 }
 

@@ -86,7 +86,7 @@ pub(crate) struct OutcomeInput {
     #[schema(max_length = 4000)]
     pub(crate) description: Option<String>,
     /// Image URLs by name.
-    #[schema(value_type = Option<std::collections::HashMap<String, String>>)]
+    #[schema(value_type = Option<crate::domain::json_maps::Images>)]
     pub(crate) images: Option<Map<String, Json>>,
     /// Distinct within the market.
     #[schema(required = true, nullable = false, minimum = 0, maximum = 1000000)]
@@ -102,7 +102,7 @@ pub(crate) struct OutcomeUpdateInput {
     #[schema(max_length = 4000)]
     pub(crate) description: Option<String>,
     /// Image URLs by name.
-    #[schema(value_type = Option<std::collections::HashMap<String, String>>)]
+    #[schema(value_type = Option<crate::domain::json_maps::Images>)]
     pub(crate) images: Option<Map<String, Json>>,
     /// Distinct within the market.
     #[schema(minimum = 0, maximum = 1000000)]
@@ -163,7 +163,7 @@ pub(crate) struct CreateMarketInput {
     #[schema(max_items = 50)]
     pub(crate) tags: Option<Vec<String>>,
     /// Image URLs by name.
-    #[schema(value_type = Option<std::collections::HashMap<String, String>>)]
+    #[schema(value_type = Option<crate::domain::json_maps::Images>)]
     pub(crate) images: Option<Map<String, Json>>,
     /// `lmsr`, the only method.
     #[schema(pattern = "^lmsr$")]
@@ -190,7 +190,7 @@ pub(crate) struct CreateMarketInput {
     #[schema(value_type = Option<Percentage>)]
     pub(crate) platform_fee_percentage: Option<serde_json::Number>,
     /// `category` and `resolution_source` are searchable and shown.
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<crate::domain::json_maps::Metadata>)]
     pub(crate) metadata: Option<Map<String, Json>>,
     #[schema(required = true, min_items = 2, max_items = 64)]
     pub(crate) outcomes: Option<Vec<OutcomeInput>>,
@@ -349,7 +349,7 @@ pub(crate) struct UpdateMarketInput {
     /// At most 50 tags of at most 100 characters each.
     #[schema(max_items = 50)]
     pub(crate) tags: Option<Vec<String>>,
-    #[schema(value_type = Option<std::collections::HashMap<String, String>>)]
+    #[schema(value_type = Option<crate::domain::json_maps::Images>)]
     pub(crate) images: Option<Map<String, Json>>,
     #[schema(value_type = Option<PositiveAmount>)]
     pub(crate) min_bet_amount: Option<Json>,
@@ -359,7 +359,7 @@ pub(crate) struct UpdateMarketInput {
     pub(crate) ends_at: Option<String>,
     #[schema(value_type = Option<Percentage>)]
     pub(crate) creator_fee_percentage: Option<serde_json::Number>,
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<crate::domain::json_maps::Metadata>)]
     pub(crate) metadata: Option<Map<String, Json>>,
 }
 

@@ -6,6 +6,7 @@ pub mod candle;
 pub(crate) mod event;
 pub mod fees;
 pub(crate) mod ids;
+pub(crate) mod json_maps;
 pub(crate) mod ledger;
 pub(crate) mod market;
 pub(crate) mod market_input;

@@ -20,8 +20,7 @@ pub(crate) struct OutcomeView {
     pub(crate) id: OutcomeId,
     pub(crate) title: String,
     pub(crate) description: String,
-    /// Image URLs by name.
-    #[schema(value_type = Object)]
+    #[schema(value_type = crate::domain::json_maps::Images)]
     pub(crate) images: Value,
     pub(crate) outcome_index: i64,
     /// Price as a decimal in [0, 1] with 18 places.
@@ -144,9 +143,9 @@ pub(crate) struct MarketDetail {
     pub(crate) game_id: Option<String>,
     #[schema(value_type = Vec<String>)]
     pub(crate) tags: Value,
-    #[schema(value_type = Object)]
+    #[schema(value_type = crate::domain::json_maps::Images)]
     pub(crate) images: Value,
-    #[schema(value_type = Object)]
+    #[schema(value_type = crate::domain::json_maps::Metadata)]
     pub(crate) metadata: Value,
     pub(crate) pricing_method: String,
     pub(crate) min_bet_amount: Wei,

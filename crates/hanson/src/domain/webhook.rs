@@ -240,9 +240,14 @@ pub(crate) struct SubscribedType;
 
 impl utoipa::PartialSchema for SubscribedType {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        // Names for generated enums (`*` has none of its own): ALL, MARKET_CREATED, ...
+        let names: Vec<String> =
+            std::iter::once("ALL".to_string()).chain(EVENT_TYPES.iter().map(|t| t.replace('.', "_").to_uppercase())).collect();
         utoipa::openapi::ObjectBuilder::new()
             .schema_type(utoipa::openapi::schema::Type::String)
+            .description(Some("An event type, or `*` for all."))
             .enum_values(Some(std::iter::once("*").chain(EVENT_TYPES.iter().copied())))
+            .extensions(Some(utoipa::openapi::extensions::Extensions::builder().add("x-enum-varnames", names).build()))
             .into()
     }
 }

@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+T = TypeVar("T", bound="BetInput")
+
+
+@_attrs_define
+class BetInput:
+    """
+    Attributes:
+        amount (str): An amount in wei or share units: a decimal integer string without sign, point, exponent or leading
+            zeros, at most 10^36
+        outcome_id (str):
+        session_id (str): The access token's session.
+    """
+
+    amount: str
+    outcome_id: str
+    session_id: str
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        amount = self.amount
+
+        outcome_id = self.outcome_id
+
+        session_id = self.session_id
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "amount": amount,
+                "outcome_id": outcome_id,
+                "session_id": session_id,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        amount = d.pop("amount")
+
+        outcome_id = d.pop("outcome_id")
+
+        session_id = d.pop("session_id")
+
+        bet_input = cls(
+            amount=amount,
+            outcome_id=outcome_id,
+            session_id=session_id,
+        )
+
+        bet_input.additional_properties = d
+        return bet_input
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,156 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.market_status import MarketStatus
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.provider_ref import ProviderRef
+
+
+T = TypeVar("T", bound="MarketCommon")
+
+
+@_attrs_define
+class MarketCommon:
+    """What the summary and the detail of a market both show, besides outcomes and token.
+
+    Attributes:
+        closes_at (datetime.datetime): RFC 3339 time in UTC
+        created_at (datetime.datetime): RFC 3339 time in UTC
+        description (str):
+        id (str): A market.
+        provider (ProviderRef):
+        question (str):
+        status (MarketStatus): A market's status. `Closed` is never stored: it is an active market whose end has passed.
+        total_pool (str): An amount in wei, or shares in share units: a decimal integer string
+        total_volume (str): An amount in wei, or shares in share units: a decimal integer string
+        category (None | str | Unset):
+    """
+
+    closes_at: datetime.datetime
+    created_at: datetime.datetime
+    description: str
+    id: str
+    provider: ProviderRef
+    question: str
+    status: MarketStatus
+    total_pool: str
+    total_volume: str
+    category: None | str | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        closes_at = self.closes_at.isoformat()
+
+        created_at = self.created_at.isoformat()
+
+        description = self.description
+
+        id = self.id
+
+        provider = self.provider.to_dict()
+
+        question = self.question
+
+        status = self.status.value
+
+        total_pool = self.total_pool
+
+        total_volume = self.total_volume
+
+        category: None | str | Unset
+        if isinstance(self.category, Unset):
+            category = UNSET
+        else:
+            category = self.category
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "closes_at": closes_at,
+                "created_at": created_at,
+                "description": description,
+                "id": id,
+                "provider": provider,
+                "question": question,
+                "status": status,
+                "total_pool": total_pool,
+                "total_volume": total_volume,
+            }
+        )
+        if category is not UNSET:
+            field_dict["category"] = category
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.provider_ref import ProviderRef
+
+        d = dict(src_dict)
+        closes_at = datetime.datetime.fromisoformat(d.pop("closes_at"))
+
+        created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
+
+        description = d.pop("description")
+
+        id = d.pop("id")
+
+        provider = ProviderRef.from_dict(d.pop("provider"))
+
+        question = d.pop("question")
+
+        status = MarketStatus(d.pop("status"))
+
+        total_pool = d.pop("total_pool")
+
+        total_volume = d.pop("total_volume")
+
+        def _parse_category(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        category = _parse_category(d.pop("category", UNSET))
+
+        market_common = cls(
+            closes_at=closes_at,
+            created_at=created_at,
+            description=description,
+            id=id,
+            provider=provider,
+            question=question,
+            status=status,
+            total_pool=total_pool,
+            total_volume=total_volume,
+            category=category,
+        )
+
+        market_common.additional_properties = d
+        return market_common
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,130 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.images import Images
+
+
+T = TypeVar("T", bound="OutcomeInput")
+
+
+@_attrs_define
+class OutcomeInput:
+    """An outcome to create.
+
+    Attributes:
+        outcome_index (int): Distinct within the market.
+        title (str): Not blank.
+        description (None | str | Unset):
+        images (Images | None | Unset):
+    """
+
+    outcome_index: int
+    title: str
+    description: None | str | Unset = UNSET
+    images: Images | None | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.images import Images
+
+        outcome_index = self.outcome_index
+
+        title = self.title
+
+        description: None | str | Unset
+        if isinstance(self.description, Unset):
+            description = UNSET
+        else:
+            description = self.description
+
+        images: dict[str, Any] | None | Unset
+        if isinstance(self.images, Unset):
+            images = UNSET
+        elif isinstance(self.images, Images):
+            images = self.images.to_dict()
+        else:
+            images = self.images
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "outcome_index": outcome_index,
+                "title": title,
+            }
+        )
+        if description is not UNSET:
+            field_dict["description"] = description
+        if images is not UNSET:
+            field_dict["images"] = images
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.images import Images
+
+        d = dict(src_dict)
+        outcome_index = d.pop("outcome_index")
+
+        title = d.pop("title")
+
+        def _parse_description(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        description = _parse_description(d.pop("description", UNSET))
+
+        def _parse_images(data: object) -> Images | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                images_type_1 = Images.from_dict(data)
+
+                return images_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(Images | None | Unset, data)
+
+        images = _parse_images(d.pop("images", UNSET))
+
+        outcome_input = cls(
+            outcome_index=outcome_index,
+            title=title,
+            description=description,
+            images=images,
+        )
+
+        outcome_input.additional_properties = d
+        return outcome_input
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

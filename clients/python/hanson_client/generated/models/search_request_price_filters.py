@@ -1,0 +1,167 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.pagination_input import PaginationInput
+    from ..models.price_filters_by_market import PriceFiltersByMarket
+    from ..models.price_filters_by_outcome import PriceFiltersByOutcome
+    from ..models.sort_input_price_filters import SortInputPriceFilters
+
+
+T = TypeVar("T", bound="SearchRequestPriceFilters")
+
+
+@_attrs_define
+class SearchRequestPriceFilters:
+    """The common search request: `{filters, pagination: {page, per_page}, sort: {field, direction}}`.
+
+    Attributes:
+        filters (PriceFiltersByMarket | PriceFiltersByOutcome): A market's or an outcome's price history: `market_id` or
+            `outcome_id` is required.
+        pagination (None | PaginationInput | Unset):
+        sort (None | SortInputPriceFilters | Unset):
+    """
+
+    filters: PriceFiltersByMarket | PriceFiltersByOutcome
+    pagination: None | PaginationInput | Unset = UNSET
+    sort: None | SortInputPriceFilters | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.pagination_input import PaginationInput
+        from ..models.price_filters_by_market import PriceFiltersByMarket
+        from ..models.sort_input_price_filters import SortInputPriceFilters
+
+        filters: dict[str, Any]
+        if isinstance(self.filters, PriceFiltersByMarket):
+            filters = self.filters.to_dict()
+        else:
+            filters = self.filters.to_dict()
+
+        pagination: dict[str, Any] | None | Unset
+        if isinstance(self.pagination, Unset):
+            pagination = UNSET
+        elif isinstance(self.pagination, PaginationInput):
+            pagination = self.pagination.to_dict()
+        else:
+            pagination = self.pagination
+
+        sort: dict[str, Any] | None | Unset
+        if isinstance(self.sort, Unset):
+            sort = UNSET
+        elif isinstance(self.sort, SortInputPriceFilters):
+            sort = self.sort.to_dict()
+        else:
+            sort = self.sort
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "filters": filters,
+            }
+        )
+        if pagination is not UNSET:
+            field_dict["pagination"] = pagination
+        if sort is not UNSET:
+            field_dict["sort"] = sort
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.pagination_input import PaginationInput
+        from ..models.price_filters_by_market import PriceFiltersByMarket
+        from ..models.price_filters_by_outcome import PriceFiltersByOutcome
+        from ..models.sort_input_price_filters import SortInputPriceFilters
+
+        d = dict(src_dict)
+
+        def _parse_filters(
+            data: object,
+        ) -> PriceFiltersByMarket | PriceFiltersByOutcome:
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                componentsschemas_price_filters_type_0 = PriceFiltersByMarket.from_dict(
+                    data
+                )
+
+                return componentsschemas_price_filters_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            if not isinstance(data, dict):
+                raise TypeError()
+            componentsschemas_price_filters_type_1 = PriceFiltersByOutcome.from_dict(
+                data
+            )
+
+            return componentsschemas_price_filters_type_1
+
+        filters = _parse_filters(d.pop("filters"))
+
+        def _parse_pagination(data: object) -> None | PaginationInput | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                pagination_type_1 = PaginationInput.from_dict(data)
+
+                return pagination_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | PaginationInput | Unset, data)
+
+        pagination = _parse_pagination(d.pop("pagination", UNSET))
+
+        def _parse_sort(data: object) -> None | SortInputPriceFilters | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                sort_type_1 = SortInputPriceFilters.from_dict(data)
+
+                return sort_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | SortInputPriceFilters | Unset, data)
+
+        sort = _parse_sort(d.pop("sort", UNSET))
+
+        search_request_price_filters = cls(
+            filters=filters,
+            pagination=pagination,
+            sort=sort,
+        )
+
+        search_request_price_filters.additional_properties = d
+        return search_request_price_filters
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+T = TypeVar("T", bound="SellBodyByProceeds")
+
+
+@_attrs_define
+class SellBodyByProceeds:
+    """A sale of the fewest shares whose net proceeds (after the fee) reach `target_proceeds`.
+
+    Attributes:
+        outcome_id (str):
+        session_id (str): The access token's session.
+        target_proceeds (str): An amount in wei or share units: a decimal integer string without sign, point, exponent
+            or leading zeros, at most 10^36
+        shares_amount (None | Unset): Not given with `target_proceeds`.
+    """
+
+    outcome_id: str
+    session_id: str
+    target_proceeds: str
+    shares_amount: None | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        outcome_id = self.outcome_id
+
+        session_id = self.session_id
+
+        target_proceeds = self.target_proceeds
+
+        shares_amount = self.shares_amount
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "outcome_id": outcome_id,
+                "session_id": session_id,
+                "target_proceeds": target_proceeds,
+            }
+        )
+        if shares_amount is not UNSET:
+            field_dict["shares_amount"] = shares_amount
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        outcome_id = d.pop("outcome_id")
+
+        session_id = d.pop("session_id")
+
+        target_proceeds = d.pop("target_proceeds")
+
+        shares_amount = d.pop("shares_amount", UNSET)
+
+        sell_body_by_proceeds = cls(
+            outcome_id=outcome_id,
+            session_id=session_id,
+            target_proceeds=target_proceeds,
+            shares_amount=shares_amount,
+        )
+
+        sell_body_by_proceeds.additional_properties = d
+        return sell_body_by_proceeds
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

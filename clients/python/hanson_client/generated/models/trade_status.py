@@ -1,0 +1,8 @@
+from enum import StrEnum
+
+
+class TradeStatus(StrEnum):
+    CONFIRMED = "confirmed"
+
+    def __str__(self) -> str:
+        return str(self.value)
