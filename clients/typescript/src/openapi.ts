@@ -363,7 +363,8 @@ export interface paths {
          *     market event after it as `event: <type>`, `id: <seq>`, `data: <envelope>`. With
          *     `Last-Event-ID` or `after_seq`: the events after that seq instead of the snapshot (a
          *     snapshot when they are no longer kept). `: ping` comments keep the connection alive. The
-         *     stream ends after `market.resolved` or `market.cancelled`, and for a subscriber more than
+         *     stream ends after `market.cancelled`, `market.finalized`, or a `market.resolved` without a
+         *     dispute window, and for a subscriber more than
          *     10,000 events behind (it resumes with `Last-Event-ID`).
          */
         get: operations["market_events"];
@@ -511,6 +512,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/providers/markets/{market_id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause trading on a market.
+         * @description Bets, sells and their previews answer 409 market_paused until it resumes; reads, streams,
+         *     edits, resolve and cancel go on (resolve and cancel end the pause). Pausing a paused market
+         *     changes nothing: its first pause, reason and time stand. A resolved or cancelled market is
+         *     409 market_settled. Each change is a market.updated event.
+         */
+        post: operations["pause_market"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/providers/markets/{market_id}/resolve": {
         parameters: {
             query?: never;
@@ -520,8 +544,35 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resolve: winners become claimable; the surplus returns to the treasury at once. */
+        /**
+         * Resolve a market, at once or after a dispute window.
+         * @description Without a window winners become claimable and the surplus returns to the treasury at once.
+         *     With one, the resolution is final at final_at: until then claims answer 409
+         *     resolution_pending and the market may be resolved again or cancelled; then the service
+         *     returns the surplus and emits market.finalized.
+         */
         post: operations["resolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/markets/{market_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume trading on a paused market.
+         * @description Resuming a market that is not paused changes nothing. A resolved or cancelled market is 409
+         *     market_settled. Each change is a market.updated event.
+         */
+        post: operations["resume_market"];
         delete?: never;
         options?: never;
         head?: never;
@@ -861,6 +912,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "market.finalized": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A market.finalized event
+         * @description POSTed to every enabled endpoint of the provider subscribed to this type (or *). A 2xx within 10 s is success; anything else is retried (see the Webhooks tag).
+         */
+        post: operations["webhook_market_finalized"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "market.resolved": {
         parameters: {
             query?: never;
@@ -1032,12 +1103,15 @@ export interface components {
         BetInput: {
             /** @description Gross amount paid, fee included. */
             amount: components["schemas"]["InputAmount"];
+            max_price?: null | components["schemas"]["PriceBound"];
+            min_shares?: null | components["schemas"]["InputAmount"];
             outcome_id: string;
             /** @description The access token's session. */
             session_id: string;
         };
         /** @description What a bet would buy now (the bet preview). */
         BetPreview: {
+            /** @description The gross amount the bet would fill: the request's, or less under max_price. */
             amount: components["schemas"]["Wei"];
             average_price: string;
             current_price: string;
@@ -1049,18 +1123,25 @@ export interface components {
             outcome_id: string;
             price_impact: string;
             token: components["schemas"]["PreviewToken"];
+            /** @description The requested amount less `amount` ("0" on a full fill). */
+            unfilled_amount: components["schemas"]["Wei"];
         };
         BetPreviewInput: {
             /** @description Gross amount, fee included. */
             amount: components["schemas"]["InputAmount"];
+            max_price?: null | components["schemas"]["PriceBound"];
+            min_shares?: null | components["schemas"]["InputAmount"];
             outcome_id: string;
         };
         /** @description A placed bet. */
         BetReceipt: components["schemas"]["FilledTrade"] & {
+            /** @description The gross amount paid: the requested amount, or under `max_price` the part filled. */
             amount: components["schemas"]["Wei"];
             bet_id: components["schemas"]["TradeId"];
             net_amount: components["schemas"]["Wei"];
             shares_purchased: components["schemas"]["Wei"];
+            /** @description The requested amount less `amount`: "0" unless a `max_price` limit filled part. */
+            unfilled_amount: components["schemas"]["Wei"];
         };
         CancelInput: {
             cancellation_data?: null | components["schemas"]["StringMap"];
@@ -1283,11 +1364,19 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             description: string;
             id: components["schemas"]["MarketId"];
+            paused_at?: null | components["schemas"]["Timestamp"];
+            /** @description The provider's reason for the pause; null when not paused. */
+            paused_reason?: string | null;
             provider: components["schemas"]["ProviderRef"];
             question: string;
             status: components["schemas"]["MarketStatus"];
             total_pool: components["schemas"]["Wei"];
             total_volume: components["schemas"]["Wei"];
+            /**
+             * @description Whether the provider has paused trading: bets, sells and their previews answer 409
+             *     market_paused until it resumes (or settles the market).
+             */
+            trading_paused: boolean;
         };
         MarketCreated: {
             market: components["schemas"]["MarketHeader"];
@@ -1305,6 +1394,7 @@ export interface components {
             creator_fee_percentage: components["schemas"]["Percentage"];
             creator_wallet_id: components["schemas"]["WalletId"];
             ends_at: components["schemas"]["Timestamp"];
+            final_at?: null | components["schemas"]["Timestamp"];
             game_id?: string | null;
             images: components["schemas"]["Images"];
             liquidity: components["schemas"]["Wei"];
@@ -1315,6 +1405,8 @@ export interface components {
             outcomes: components["schemas"]["OutcomeDetail"][];
             platform_fee_percentage: components["schemas"]["Percentage"];
             pricing_method: string;
+            /** @description True while a resolution waits out its dispute window: claims wait until final_at. */
+            resolution_pending: boolean;
             resolution_source?: string | null;
             resolved_at?: null | components["schemas"]["Timestamp"];
             starts_at: components["schemas"]["Timestamp"];
@@ -1476,6 +1568,10 @@ export interface components {
              */
             per_page: number | null;
         };
+        PauseInput: {
+            /** @description Why trading stops, shown on the market while it is paused. Not blank. */
+            reason: string;
+        };
         /** @description A percentage with at most 4 decimal places */
         Percentage: number;
         /** @description A wallet's position in one outcome. */
@@ -1503,6 +1599,11 @@ export interface components {
             id: string;
             symbol: string;
         };
+        /**
+         * @description A price bound: a decimal string strictly between 0 and 1, with 1 to 18 fractional digits
+         * @example 0.65
+         */
+        PriceBound: string;
         /** @description A market's or an outcome's price history: `market_id` or `outcome_id` is required. */
         PriceFilters: components["schemas"]["PriceFiltersByMarket"] | components["schemas"]["PriceFiltersByOutcome"];
         /** @description A market's price history (narrowed to `outcome_id` when it is given too). */
@@ -1536,6 +1637,8 @@ export interface components {
         Problem: {
             /** @description Stable snake_case code, e.g. `insufficient_balance`. */
             code: string;
+            /** @description Only on 409 `price_moved`: the traded outcome's price now, a decimal string. */
+            current_price?: string | null;
             detail: string;
             /** @description The fields that failed validation (`validation_failed`). */
             errors?: components["schemas"]["FieldError"][] | null;
@@ -1570,6 +1673,16 @@ export interface components {
         };
         /** @description A resolved market. */
         Resolution: {
+            /**
+             * Format: int32
+             * @description The dispute window asked for, in seconds (0: final at once).
+             */
+            dispute_window_seconds: number;
+            /**
+             * @description When the resolution becomes final: `resolved_at` plus the window. Until then claims
+             *     wait, the surplus stays in the pool, and the market may be resolved again or cancelled.
+             */
+            final_at: components["schemas"]["Timestamp"];
             market_id: components["schemas"]["MarketId"];
             payout_ratio: string;
             positions_updated: number;
@@ -1583,6 +1696,12 @@ export interface components {
             winning_pool: components["schemas"]["Wei"];
         };
         ResolveInput: {
+            /**
+             * Format: int32
+             * @description Seconds (0 to 604800, default 0) during which the resolution may still be replaced or
+             *     cancelled: claims wait until final_at and the surplus stays in the pool until then.
+             */
+            dispute_window_seconds?: number | null;
             resolution_data?: null | components["schemas"]["StringMap"];
             resolution_source?: string | null;
             /** @description Not blank. */
@@ -1600,6 +1719,8 @@ export interface components {
             proceeds: components["schemas"]["Wei"];
             shares_sold: components["schemas"]["Wei"];
             transaction_id: components["schemas"]["TradeId"];
+            /** @description The shares asked to be sold less `shares_sold`: "0" unless a `min_price` limit sold part. */
+            unfilled_shares: components["schemas"]["Wei"];
         };
         /** @description The common search request: `{filters, pagination: {page, per_page}, sort: {field, direction}}`. */
         SearchRequest_HoldingsFilters: {
@@ -1629,6 +1750,11 @@ export interface components {
         SellBody: components["schemas"]["SellBodyByShares"] | components["schemas"]["SellBodyByProceeds"];
         /** @description A sale of the fewest shares whose net proceeds (after the fee) reach `target_proceeds`. */
         SellBodyByProceeds: {
+            max_shares?: null | components["schemas"]["InputAmount"];
+            /** @description Not given with `target_proceeds`. */
+            min_price?: null;
+            /** @description Not given with `target_proceeds`. */
+            min_proceeds?: null;
             outcome_id: string;
             /** @description The access token's session. */
             session_id: string;
@@ -1639,6 +1765,10 @@ export interface components {
         };
         /** @description A sale of `shares_amount` shares. */
         SellBodyByShares: {
+            /** @description Not given with `shares_amount`. */
+            max_shares?: null;
+            min_price?: null | components["schemas"]["PriceBound"];
+            min_proceeds?: null | components["schemas"]["InputAmount"];
             outcome_id: string;
             /** @description The access token's session. */
             session_id: string;
@@ -1651,6 +1781,11 @@ export interface components {
         SellInput: components["schemas"]["SellInputByShares"] | components["schemas"]["SellInputByProceeds"];
         /** @description A sale of the fewest shares whose net proceeds (after the fee) reach `target_proceeds`. */
         SellInputByProceeds: {
+            max_shares?: null | components["schemas"]["InputAmount"];
+            /** @description Not given with `target_proceeds`. */
+            min_price?: null;
+            /** @description Not given with `target_proceeds`. */
+            min_proceeds?: null;
             outcome_id: string;
             /** @description Not given with `target_proceeds`. */
             shares_amount?: null;
@@ -1659,6 +1794,10 @@ export interface components {
         };
         /** @description A sale of `shares_amount` shares. */
         SellInputByShares: {
+            /** @description Not given with `shares_amount`. */
+            max_shares?: null;
+            min_price?: null | components["schemas"]["PriceBound"];
+            min_proceeds?: null | components["schemas"]["InputAmount"];
             outcome_id: string;
             /** @description Shares to sell. */
             shares_amount: components["schemas"]["InputAmount"];
@@ -1678,6 +1817,8 @@ export interface components {
             outcome_id: string;
             price_impact: string;
             token: components["schemas"]["PreviewToken"];
+            /** @description The shares asked to be sold less those a min_price limit would sell ("0" on a full fill). */
+            unfilled_shares: components["schemas"]["Wei"];
         };
         /**
          * @description One event of a stream as a Server-Sent Events parser reads it: the `schema` of a
@@ -1746,7 +1887,7 @@ export interface components {
          * @description An event type, or `*` for all.
          * @enum {string}
          */
-        SubscribedType: "*" | "market.created" | "market.updated" | "outcome.created" | "outcome.updated" | "trade.created" | "market.closed" | "market.resolved" | "market.cancelled" | "claim.completed" | "deposit.completed" | "withdrawal.completed";
+        SubscribedType: "*" | "market.created" | "market.updated" | "outcome.created" | "outcome.updated" | "trade.created" | "market.closed" | "market.resolved" | "market.cancelled" | "market.finalized" | "claim.completed" | "deposit.completed" | "withdrawal.completed";
         /**
          * Format: date-time
          * @description RFC 3339 time in UTC
@@ -1934,7 +2075,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description State conflict (e.g. market_not_open, market_settled, reference_reused, idempotency_in_progress) */
+        /** @description State conflict (e.g. market_not_open, market_paused, market_settled, resolution_pending, price_moved with current_price, reference_reused, idempotency_in_progress) */
         E409: {
             headers: {
                 [name: string]: unknown;
@@ -3022,6 +3163,51 @@ export interface operations {
             503: components["responses"]["E503"];
         };
     };
+    pause_market: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description 1 to 255 visible ASCII characters. Same key and body within 24 hours replays the stored
+                 *     response (header idempotent-replayed: true); another body is 422 idempotency_key_reused.
+                 */
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                market_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PauseInput"];
+            };
+        };
+        responses: {
+            /** @description The market detail, paused */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarketDetail"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            404: components["responses"]["E404"];
+            408: components["responses"]["E408"];
+            409: components["responses"]["E409"];
+            413: components["responses"]["E413"];
+            414: components["responses"]["E414"];
+            415: components["responses"]["E415"];
+            422: components["responses"]["E422"];
+            429: components["responses"]["E429"];
+            431: components["responses"]["E431"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
     resolve: {
         parameters: {
             query?: never;
@@ -3061,6 +3247,43 @@ export interface operations {
             414: components["responses"]["E414"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422"];
+            429: components["responses"]["E429"];
+            431: components["responses"]["E431"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    resume_market: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description 1 to 255 visible ASCII characters. Same key and body within 24 hours replays the stored
+                 *     response (header idempotent-replayed: true); another body is 422 idempotency_key_reused.
+                 */
+                "Idempotency-Key"?: string | null;
+            };
+            path: {
+                market_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The market detail, trading */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarketDetail"];
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            404: components["responses"]["E404"];
+            409: components["responses"]["E409"];
+            414: components["responses"]["E414"];
             429: components["responses"]["E429"];
             431: components["responses"]["E431"];
             500: components["responses"]["E500"];
@@ -3871,6 +4094,59 @@ export interface operations {
                     timestamp: string;
                     /** @constant */
                     type: "market.created";
+                };
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the delivery fails and the endpoint is disabled */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_market_finalized: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry; deduplicate by it */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed by the base64-decoded secret after whsec_>`; two, space-separated, for 24 hours after a rotation */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event's data as /v1/asyncapi.json describes it */
+                    data: {
+                        [key: string]: unknown;
+                    };
+                    /** @description Unique per event; equals webhook-id */
+                    id: string;
+                    market_id: string;
+                    /** @description The market's gapless sequence number */
+                    seq: number;
+                    /**
+                     * Format: date-time
+                     * @description When the change happened
+                     */
+                    timestamp: string;
+                    /** @constant */
+                    type: "market.finalized";
                 };
             };
         };

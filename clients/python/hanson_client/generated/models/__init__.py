@@ -54,6 +54,7 @@ from .page_price_point import PagePricePoint
 from .page_trade_record import PageTradeRecord
 from .pagination import Pagination
 from .pagination_input import PaginationInput
+from .pause_input import PauseInput
 from .position_status import PositionStatus
 from .position_type import PositionType
 from .preview_token import PreviewToken
@@ -160,6 +161,7 @@ __all__ = (
     "PageTradeRecord",
     "Pagination",
     "PaginationInput",
+    "PauseInput",
     "PositionStatus",
     "PositionType",
     "PreviewToken",

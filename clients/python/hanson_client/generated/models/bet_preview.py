@@ -29,6 +29,7 @@ class BetPreview:
         outcome_id (str):
         price_impact (str):
         token (PreviewToken): The token a preview is denominated in.
+        unfilled_amount (str): An amount in wei, or shares in share units: a decimal integer string
     """
 
     amount: str
@@ -42,6 +43,7 @@ class BetPreview:
     outcome_id: str
     price_impact: str
     token: PreviewToken
+    unfilled_amount: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -67,6 +69,8 @@ class BetPreview:
 
         token = self.token.to_dict()
 
+        unfilled_amount = self.unfilled_amount
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -82,6 +86,7 @@ class BetPreview:
                 "outcome_id": outcome_id,
                 "price_impact": price_impact,
                 "token": token,
+                "unfilled_amount": unfilled_amount,
             }
         )
 
@@ -114,6 +119,8 @@ class BetPreview:
 
         token = PreviewToken.from_dict(d.pop("token"))
 
+        unfilled_amount = d.pop("unfilled_amount")
+
         bet_preview = cls(
             amount=amount,
             average_price=average_price,
@@ -126,6 +133,7 @@ class BetPreview:
             outcome_id=outcome_id,
             price_impact=price_impact,
             token=token,
+            unfilled_amount=unfilled_amount,
         )
 
         bet_preview.additional_properties = d

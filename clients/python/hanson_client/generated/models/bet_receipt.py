@@ -32,6 +32,7 @@ class BetReceipt:
         bet_id (str): A bet, sale or claim.
         net_amount (str): An amount in wei, or shares in share units: a decimal integer string
         shares_purchased (str): An amount in wei, or shares in share units: a decimal integer string
+        unfilled_amount (str): An amount in wei, or shares in share units: a decimal integer string
     """
 
     average_price: str
@@ -49,6 +50,7 @@ class BetReceipt:
     bet_id: str
     net_amount: str
     shares_purchased: str
+    unfilled_amount: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -82,6 +84,8 @@ class BetReceipt:
 
         shares_purchased = self.shares_purchased
 
+        unfilled_amount = self.unfilled_amount
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -101,6 +105,7 @@ class BetReceipt:
                 "bet_id": bet_id,
                 "net_amount": net_amount,
                 "shares_purchased": shares_purchased,
+                "unfilled_amount": unfilled_amount,
             }
         )
 
@@ -139,6 +144,8 @@ class BetReceipt:
 
         shares_purchased = d.pop("shares_purchased")
 
+        unfilled_amount = d.pop("unfilled_amount")
+
         bet_receipt = cls(
             average_price=average_price,
             balance_after=balance_after,
@@ -155,6 +162,7 @@ class BetReceipt:
             bet_id=bet_id,
             net_amount=net_amount,
             shares_purchased=shares_purchased,
+            unfilled_amount=unfilled_amount,
         )
 
         bet_receipt.additional_properties = d

@@ -31,7 +31,11 @@ class MarketCommon:
         status (MarketStatus): A market's status. `Closed` is never stored: it is an active market whose end has passed.
         total_pool (str): An amount in wei, or shares in share units: a decimal integer string
         total_volume (str): An amount in wei, or shares in share units: a decimal integer string
+        trading_paused (bool): Whether the provider has paused trading: bets, sells and their previews answer 409
+            market_paused until it resumes (or settles the market).
         category (None | str | Unset):
+        paused_at (datetime.datetime | None | Unset):
+        paused_reason (None | str | Unset): The provider's reason for the pause; null when not paused.
     """
 
     closes_at: datetime.datetime
@@ -43,7 +47,10 @@ class MarketCommon:
     status: MarketStatus
     total_pool: str
     total_volume: str
+    trading_paused: bool
     category: None | str | Unset = UNSET
+    paused_at: datetime.datetime | None | Unset = UNSET
+    paused_reason: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -65,11 +72,27 @@ class MarketCommon:
 
         total_volume = self.total_volume
 
+        trading_paused = self.trading_paused
+
         category: None | str | Unset
         if isinstance(self.category, Unset):
             category = UNSET
         else:
             category = self.category
+
+        paused_at: None | str | Unset
+        if isinstance(self.paused_at, Unset):
+            paused_at = UNSET
+        elif isinstance(self.paused_at, datetime.datetime):
+            paused_at = self.paused_at.isoformat()
+        else:
+            paused_at = self.paused_at
+
+        paused_reason: None | str | Unset
+        if isinstance(self.paused_reason, Unset):
+            paused_reason = UNSET
+        else:
+            paused_reason = self.paused_reason
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -84,10 +107,15 @@ class MarketCommon:
                 "status": status,
                 "total_pool": total_pool,
                 "total_volume": total_volume,
+                "trading_paused": trading_paused,
             }
         )
         if category is not UNSET:
             field_dict["category"] = category
+        if paused_at is not UNSET:
+            field_dict["paused_at"] = paused_at
+        if paused_reason is not UNSET:
+            field_dict["paused_reason"] = paused_reason
 
         return field_dict
 
@@ -114,6 +142,8 @@ class MarketCommon:
 
         total_volume = d.pop("total_volume")
 
+        trading_paused = d.pop("trading_paused")
+
         def _parse_category(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -122,6 +152,32 @@ class MarketCommon:
             return cast(None | str | Unset, data)
 
         category = _parse_category(d.pop("category", UNSET))
+
+        def _parse_paused_at(data: object) -> datetime.datetime | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                paused_at_type_1 = datetime.datetime.fromisoformat(data)
+
+                return paused_at_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None | Unset, data)
+
+        paused_at = _parse_paused_at(d.pop("paused_at", UNSET))
+
+        def _parse_paused_reason(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        paused_reason = _parse_paused_reason(d.pop("paused_reason", UNSET))
 
         market_common = cls(
             closes_at=closes_at,
@@ -133,7 +189,10 @@ class MarketCommon:
             status=status,
             total_pool=total_pool,
             total_volume=total_volume,
+            trading_paused=trading_paused,
             category=category,
+            paused_at=paused_at,
+            paused_reason=paused_reason,
         )
 
         market_common.additional_properties = d

@@ -36,6 +36,8 @@ class MarketDetail:
             status (MarketStatus): A market's status. `Closed` is never stored: it is an active market whose end has passed.
             total_pool (str): An amount in wei, or shares in share units: a decimal integer string
             total_volume (str): An amount in wei, or shares in share units: a decimal integer string
+            trading_paused (bool): Whether the provider has paused trading: bets, sells and their previews answer 409
+                market_paused until it resumes (or settles the market).
             b (str): An amount in wei, or shares in share units: a decimal integer string
             creator_fee_percentage (float): A percentage with at most 4 decimal places
             creator_wallet_id (str): A wallet (one per provider and address).
@@ -50,12 +52,16 @@ class MarketDetail:
             outcomes (list[OutcomeDetail]):
             platform_fee_percentage (float): A percentage with at most 4 decimal places
             pricing_method (str):
+            resolution_pending (bool): True while a resolution waits out its dispute window: claims wait until final_at.
             starts_at (datetime.datetime): RFC 3339 time in UTC
             tags (list[str]):
             token (Token):
             updated_at (datetime.datetime): RFC 3339 time in UTC
             category (None | str | Unset):
+            paused_at (datetime.datetime | None | Unset):
+            paused_reason (None | str | Unset): The provider's reason for the pause; null when not paused.
             cancelled_at (datetime.datetime | None | Unset):
+            final_at (datetime.datetime | None | Unset):
             game_id (None | str | Unset):
             resolution_source (None | str | Unset):
             resolved_at (datetime.datetime | None | Unset):
@@ -71,6 +77,7 @@ class MarketDetail:
     status: MarketStatus
     total_pool: str
     total_volume: str
+    trading_paused: bool
     b: str
     creator_fee_percentage: float
     creator_wallet_id: str
@@ -84,12 +91,16 @@ class MarketDetail:
     outcomes: list[OutcomeDetail]
     platform_fee_percentage: float
     pricing_method: str
+    resolution_pending: bool
     starts_at: datetime.datetime
     tags: list[str]
     token: Token
     updated_at: datetime.datetime
     category: None | str | Unset = UNSET
+    paused_at: datetime.datetime | None | Unset = UNSET
+    paused_reason: None | str | Unset = UNSET
     cancelled_at: datetime.datetime | None | Unset = UNSET
+    final_at: datetime.datetime | None | Unset = UNSET
     game_id: None | str | Unset = UNSET
     resolution_source: None | str | Unset = UNSET
     resolved_at: datetime.datetime | None | Unset = UNSET
@@ -114,6 +125,8 @@ class MarketDetail:
         total_pool = self.total_pool
 
         total_volume = self.total_volume
+
+        trading_paused = self.trading_paused
 
         b = self.b
 
@@ -144,6 +157,8 @@ class MarketDetail:
 
         pricing_method = self.pricing_method
 
+        resolution_pending = self.resolution_pending
+
         starts_at = self.starts_at.isoformat()
 
         tags = self.tags
@@ -158,6 +173,20 @@ class MarketDetail:
         else:
             category = self.category
 
+        paused_at: None | str | Unset
+        if isinstance(self.paused_at, Unset):
+            paused_at = UNSET
+        elif isinstance(self.paused_at, datetime.datetime):
+            paused_at = self.paused_at.isoformat()
+        else:
+            paused_at = self.paused_at
+
+        paused_reason: None | str | Unset
+        if isinstance(self.paused_reason, Unset):
+            paused_reason = UNSET
+        else:
+            paused_reason = self.paused_reason
+
         cancelled_at: None | str | Unset
         if isinstance(self.cancelled_at, Unset):
             cancelled_at = UNSET
@@ -165,6 +194,14 @@ class MarketDetail:
             cancelled_at = self.cancelled_at.isoformat()
         else:
             cancelled_at = self.cancelled_at
+
+        final_at: None | str | Unset
+        if isinstance(self.final_at, Unset):
+            final_at = UNSET
+        elif isinstance(self.final_at, datetime.datetime):
+            final_at = self.final_at.isoformat()
+        else:
+            final_at = self.final_at
 
         game_id: None | str | Unset
         if isinstance(self.game_id, Unset):
@@ -205,6 +242,7 @@ class MarketDetail:
                 "status": status,
                 "total_pool": total_pool,
                 "total_volume": total_volume,
+                "trading_paused": trading_paused,
                 "b": b,
                 "creator_fee_percentage": creator_fee_percentage,
                 "creator_wallet_id": creator_wallet_id,
@@ -218,6 +256,7 @@ class MarketDetail:
                 "outcomes": outcomes,
                 "platform_fee_percentage": platform_fee_percentage,
                 "pricing_method": pricing_method,
+                "resolution_pending": resolution_pending,
                 "starts_at": starts_at,
                 "tags": tags,
                 "token": token,
@@ -226,8 +265,14 @@ class MarketDetail:
         )
         if category is not UNSET:
             field_dict["category"] = category
+        if paused_at is not UNSET:
+            field_dict["paused_at"] = paused_at
+        if paused_reason is not UNSET:
+            field_dict["paused_reason"] = paused_reason
         if cancelled_at is not UNSET:
             field_dict["cancelled_at"] = cancelled_at
+        if final_at is not UNSET:
+            field_dict["final_at"] = final_at
         if game_id is not UNSET:
             field_dict["game_id"] = game_id
         if resolution_source is not UNSET:
@@ -266,6 +311,8 @@ class MarketDetail:
 
         total_volume = d.pop("total_volume")
 
+        trading_paused = d.pop("trading_paused")
+
         b = d.pop("b")
 
         creator_fee_percentage = d.pop("creator_fee_percentage")
@@ -297,6 +344,8 @@ class MarketDetail:
 
         pricing_method = d.pop("pricing_method")
 
+        resolution_pending = d.pop("resolution_pending")
+
         starts_at = datetime.datetime.fromisoformat(d.pop("starts_at"))
 
         tags = cast(list[str], d.pop("tags"))
@@ -314,6 +363,32 @@ class MarketDetail:
 
         category = _parse_category(d.pop("category", UNSET))
 
+        def _parse_paused_at(data: object) -> datetime.datetime | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                paused_at_type_1 = datetime.datetime.fromisoformat(data)
+
+                return paused_at_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None | Unset, data)
+
+        paused_at = _parse_paused_at(d.pop("paused_at", UNSET))
+
+        def _parse_paused_reason(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        paused_reason = _parse_paused_reason(d.pop("paused_reason", UNSET))
+
         def _parse_cancelled_at(data: object) -> datetime.datetime | None | Unset:
             if data is None:
                 return data
@@ -330,6 +405,23 @@ class MarketDetail:
             return cast(datetime.datetime | None | Unset, data)
 
         cancelled_at = _parse_cancelled_at(d.pop("cancelled_at", UNSET))
+
+        def _parse_final_at(data: object) -> datetime.datetime | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                final_at_type_1 = datetime.datetime.fromisoformat(data)
+
+                return final_at_type_1
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None | Unset, data)
+
+        final_at = _parse_final_at(d.pop("final_at", UNSET))
 
         def _parse_game_id(data: object) -> None | str | Unset:
             if data is None:
@@ -387,6 +479,7 @@ class MarketDetail:
             status=status,
             total_pool=total_pool,
             total_volume=total_volume,
+            trading_paused=trading_paused,
             b=b,
             creator_fee_percentage=creator_fee_percentage,
             creator_wallet_id=creator_wallet_id,
@@ -400,12 +493,16 @@ class MarketDetail:
             outcomes=outcomes,
             platform_fee_percentage=platform_fee_percentage,
             pricing_method=pricing_method,
+            resolution_pending=resolution_pending,
             starts_at=starts_at,
             tags=tags,
             token=token,
             updated_at=updated_at,
             category=category,
+            paused_at=paused_at,
+            paused_reason=paused_reason,
             cancelled_at=cancelled_at,
+            final_at=final_at,
             game_id=game_id,
             resolution_source=resolution_source,
             resolved_at=resolved_at,

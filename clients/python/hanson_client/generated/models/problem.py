@@ -25,6 +25,7 @@ class Problem:
         status (int):
         title (str):
         type_ (str): A URI naming the problem type.
+        current_price (None | str | Unset): Only on 409 `price_moved`: the traded outcome's price now, a decimal string.
         errors (list[FieldError] | None | Unset): The fields that failed validation (`validation_failed`).
         request_id (None | str | Unset): Only on 500: the request id to quote to the operator.
     """
@@ -34,6 +35,7 @@ class Problem:
     status: int
     title: str
     type_: str
+    current_price: None | str | Unset = UNSET
     errors: list[FieldError] | None | Unset = UNSET
     request_id: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -48,6 +50,12 @@ class Problem:
         title = self.title
 
         type_ = self.type_
+
+        current_price: None | str | Unset
+        if isinstance(self.current_price, Unset):
+            current_price = UNSET
+        else:
+            current_price = self.current_price
 
         errors: list[dict[str, Any]] | None | Unset
         if isinstance(self.errors, Unset):
@@ -78,6 +86,8 @@ class Problem:
                 "type": type_,
             }
         )
+        if current_price is not UNSET:
+            field_dict["current_price"] = current_price
         if errors is not UNSET:
             field_dict["errors"] = errors
         if request_id is not UNSET:
@@ -99,6 +109,15 @@ class Problem:
         title = d.pop("title")
 
         type_ = d.pop("type")
+
+        def _parse_current_price(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        current_price = _parse_current_price(d.pop("current_price", UNSET))
 
         def _parse_errors(data: object) -> list[FieldError] | None | Unset:
             if data is None:
@@ -137,6 +156,7 @@ class Problem:
             status=status,
             title=title,
             type_=type_,
+            current_price=current_price,
             errors=errors,
             request_id=request_id,
         )

@@ -18,6 +18,8 @@ class Resolution:
     """A resolved market.
 
     Attributes:
+        dispute_window_seconds (int): The dispute window asked for, in seconds (0: final at once).
+        final_at (datetime.datetime): RFC 3339 time in UTC
         market_id (str): A market.
         payout_ratio (str):
         positions_updated (int):
@@ -31,6 +33,8 @@ class Resolution:
         resolution_source (None | str | Unset):
     """
 
+    dispute_window_seconds: int
+    final_at: datetime.datetime
     market_id: str
     payout_ratio: str
     positions_updated: int
@@ -45,6 +49,10 @@ class Resolution:
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
+        dispute_window_seconds = self.dispute_window_seconds
+
+        final_at = self.final_at.isoformat()
+
         market_id = self.market_id
 
         payout_ratio = self.payout_ratio
@@ -75,6 +83,8 @@ class Resolution:
         field_dict.update(self.additional_properties)
         field_dict.update(
             {
+                "dispute_window_seconds": dispute_window_seconds,
+                "final_at": final_at,
                 "market_id": market_id,
                 "payout_ratio": payout_ratio,
                 "positions_updated": positions_updated,
@@ -95,6 +105,10 @@ class Resolution:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         d = dict(src_dict)
+        dispute_window_seconds = d.pop("dispute_window_seconds")
+
+        final_at = datetime.datetime.fromisoformat(d.pop("final_at"))
+
         market_id = d.pop("market_id")
 
         payout_ratio = d.pop("payout_ratio")
@@ -125,6 +139,8 @@ class Resolution:
         resolution_source = _parse_resolution_source(d.pop("resolution_source", UNSET))
 
         resolution = cls(
+            dispute_window_seconds=dispute_window_seconds,
+            final_at=final_at,
             market_id=market_id,
             payout_ratio=payout_ratio,
             positions_updated=positions_updated,

@@ -21,12 +21,16 @@ class ResolveInput:
     Attributes:
         resolver_wallet_id (str): Not blank.
         winning_outcome_id (str): Not blank.
+        dispute_window_seconds (int | None | Unset): Seconds (0 to 604800, default 0) during which the resolution may
+            still be replaced or
+            cancelled: claims wait until final_at and the surplus stays in the pool until then.
         resolution_data (None | StringMap | Unset):
         resolution_source (None | str | Unset):
     """
 
     resolver_wallet_id: str
     winning_outcome_id: str
+    dispute_window_seconds: int | None | Unset = UNSET
     resolution_data: None | StringMap | Unset = UNSET
     resolution_source: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -37,6 +41,12 @@ class ResolveInput:
         resolver_wallet_id = self.resolver_wallet_id
 
         winning_outcome_id = self.winning_outcome_id
+
+        dispute_window_seconds: int | None | Unset
+        if isinstance(self.dispute_window_seconds, Unset):
+            dispute_window_seconds = UNSET
+        else:
+            dispute_window_seconds = self.dispute_window_seconds
 
         resolution_data: dict[str, Any] | None | Unset
         if isinstance(self.resolution_data, Unset):
@@ -60,6 +70,8 @@ class ResolveInput:
                 "winning_outcome_id": winning_outcome_id,
             }
         )
+        if dispute_window_seconds is not UNSET:
+            field_dict["dispute_window_seconds"] = dispute_window_seconds
         if resolution_data is not UNSET:
             field_dict["resolution_data"] = resolution_data
         if resolution_source is not UNSET:
@@ -75,6 +87,17 @@ class ResolveInput:
         resolver_wallet_id = d.pop("resolver_wallet_id")
 
         winning_outcome_id = d.pop("winning_outcome_id")
+
+        def _parse_dispute_window_seconds(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        dispute_window_seconds = _parse_dispute_window_seconds(
+            d.pop("dispute_window_seconds", UNSET)
+        )
 
         def _parse_resolution_data(data: object) -> None | StringMap | Unset:
             if data is None:
@@ -105,6 +128,7 @@ class ResolveInput:
         resolve_input = cls(
             resolver_wallet_id=resolver_wallet_id,
             winning_outcome_id=winning_outcome_id,
+            dispute_window_seconds=dispute_window_seconds,
             resolution_data=resolution_data,
             resolution_source=resolution_source,
         )

@@ -32,6 +32,7 @@ class SaleReceipt:
         proceeds (str): An amount in wei, or shares in share units: a decimal integer string
         shares_sold (str): An amount in wei, or shares in share units: a decimal integer string
         transaction_id (str): A bet, sale or claim.
+        unfilled_shares (str): An amount in wei, or shares in share units: a decimal integer string
     """
 
     average_price: str
@@ -49,6 +50,7 @@ class SaleReceipt:
     proceeds: str
     shares_sold: str
     transaction_id: str
+    unfilled_shares: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -82,6 +84,8 @@ class SaleReceipt:
 
         transaction_id = self.transaction_id
 
+        unfilled_shares = self.unfilled_shares
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -101,6 +105,7 @@ class SaleReceipt:
                 "proceeds": proceeds,
                 "shares_sold": shares_sold,
                 "transaction_id": transaction_id,
+                "unfilled_shares": unfilled_shares,
             }
         )
 
@@ -139,6 +144,8 @@ class SaleReceipt:
 
         transaction_id = d.pop("transaction_id")
 
+        unfilled_shares = d.pop("unfilled_shares")
+
         sale_receipt = cls(
             average_price=average_price,
             balance_after=balance_after,
@@ -155,6 +162,7 @@ class SaleReceipt:
             proceeds=proceeds,
             shares_sold=shares_sold,
             transaction_id=transaction_id,
+            unfilled_shares=unfilled_shares,
         )
 
         sale_receipt.additional_properties = d

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
@@ -19,11 +19,17 @@ class SellInputByShares:
         outcome_id (str):
         shares_amount (str): An amount in wei or share units: a decimal integer string without sign, point, exponent or
             leading zeros, at most 10^36
+        max_shares (None | Unset): Not given with `shares_amount`.
+        min_price (None | str | Unset):
+        min_proceeds (None | str | Unset):
         target_proceeds (None | Unset): Not given with `shares_amount`.
     """
 
     outcome_id: str
     shares_amount: str
+    max_shares: None | Unset = UNSET
+    min_price: None | str | Unset = UNSET
+    min_proceeds: None | str | Unset = UNSET
     target_proceeds: None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -31,6 +37,20 @@ class SellInputByShares:
         outcome_id = self.outcome_id
 
         shares_amount = self.shares_amount
+
+        max_shares = self.max_shares
+
+        min_price: None | str | Unset
+        if isinstance(self.min_price, Unset):
+            min_price = UNSET
+        else:
+            min_price = self.min_price
+
+        min_proceeds: None | str | Unset
+        if isinstance(self.min_proceeds, Unset):
+            min_proceeds = UNSET
+        else:
+            min_proceeds = self.min_proceeds
 
         target_proceeds = self.target_proceeds
 
@@ -42,6 +62,12 @@ class SellInputByShares:
                 "shares_amount": shares_amount,
             }
         )
+        if max_shares is not UNSET:
+            field_dict["max_shares"] = max_shares
+        if min_price is not UNSET:
+            field_dict["min_price"] = min_price
+        if min_proceeds is not UNSET:
+            field_dict["min_proceeds"] = min_proceeds
         if target_proceeds is not UNSET:
             field_dict["target_proceeds"] = target_proceeds
 
@@ -54,11 +80,34 @@ class SellInputByShares:
 
         shares_amount = d.pop("shares_amount")
 
+        max_shares = d.pop("max_shares", UNSET)
+
+        def _parse_min_price(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        min_price = _parse_min_price(d.pop("min_price", UNSET))
+
+        def _parse_min_proceeds(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        min_proceeds = _parse_min_proceeds(d.pop("min_proceeds", UNSET))
+
         target_proceeds = d.pop("target_proceeds", UNSET)
 
         sell_input_by_shares = cls(
             outcome_id=outcome_id,
             shares_amount=shares_amount,
+            max_shares=max_shares,
+            min_price=min_price,
+            min_proceeds=min_proceeds,
             target_proceeds=target_proceeds,
         )
 

@@ -29,6 +29,7 @@ class SellPreview:
         outcome_id (str):
         price_impact (str):
         token (PreviewToken): The token a preview is denominated in.
+        unfilled_shares (str): An amount in wei, or shares in share units: a decimal integer string
     """
 
     average_price: str
@@ -42,6 +43,7 @@ class SellPreview:
     outcome_id: str
     price_impact: str
     token: PreviewToken
+    unfilled_shares: str
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -67,6 +69,8 @@ class SellPreview:
 
         token = self.token.to_dict()
 
+        unfilled_shares = self.unfilled_shares
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -82,6 +86,7 @@ class SellPreview:
                 "outcome_id": outcome_id,
                 "price_impact": price_impact,
                 "token": token,
+                "unfilled_shares": unfilled_shares,
             }
         )
 
@@ -114,6 +119,8 @@ class SellPreview:
 
         token = PreviewToken.from_dict(d.pop("token"))
 
+        unfilled_shares = d.pop("unfilled_shares")
+
         sell_preview = cls(
             average_price=average_price,
             current_price=current_price,
@@ -126,6 +133,7 @@ class SellPreview:
             outcome_id=outcome_id,
             price_impact=price_impact,
             token=token,
+            unfilled_shares=unfilled_shares,
         )
 
         sell_preview.additional_properties = d

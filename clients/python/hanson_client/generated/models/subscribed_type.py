@@ -8,6 +8,7 @@ class SubscribedType(StrEnum):
     MARKET_CANCELLED = "market.cancelled"
     MARKET_CLOSED = "market.closed"
     MARKET_CREATED = "market.created"
+    MARKET_FINALIZED = "market.finalized"
     MARKET_RESOLVED = "market.resolved"
     MARKET_UPDATED = "market.updated"
     OUTCOME_CREATED = "outcome.created"

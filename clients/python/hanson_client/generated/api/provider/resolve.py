@@ -134,7 +134,12 @@ def sync_detailed(
     body: ResolveInput,
     idempotency_key: None | str | Unset = UNSET,
 ) -> Response[Problem | Resolution]:
-    """Resolve: winners become claimable; the surplus returns to the treasury at once.
+    """Resolve a market, at once or after a dispute window.
+
+     Without a window winners become claimable and the surplus returns to the treasury at once.
+    With one, the resolution is final at final_at: until then claims answer 409
+    resolution_pending and the market may be resolved again or cancelled; then the service
+    returns the surplus and emits market.finalized.
 
     Args:
         market_id (str):
@@ -169,7 +174,12 @@ def sync(
     body: ResolveInput,
     idempotency_key: None | str | Unset = UNSET,
 ) -> Problem | Resolution | None:
-    """Resolve: winners become claimable; the surplus returns to the treasury at once.
+    """Resolve a market, at once or after a dispute window.
+
+     Without a window winners become claimable and the surplus returns to the treasury at once.
+    With one, the resolution is final at final_at: until then claims answer 409
+    resolution_pending and the market may be resolved again or cancelled; then the service
+    returns the surplus and emits market.finalized.
 
     Args:
         market_id (str):
@@ -199,7 +209,12 @@ async def asyncio_detailed(
     body: ResolveInput,
     idempotency_key: None | str | Unset = UNSET,
 ) -> Response[Problem | Resolution]:
-    """Resolve: winners become claimable; the surplus returns to the treasury at once.
+    """Resolve a market, at once or after a dispute window.
+
+     Without a window winners become claimable and the surplus returns to the treasury at once.
+    With one, the resolution is final at final_at: until then claims answer 409
+    resolution_pending and the market may be resolved again or cancelled; then the service
+    returns the surplus and emits market.finalized.
 
     Args:
         market_id (str):
@@ -232,7 +247,12 @@ async def asyncio(
     body: ResolveInput,
     idempotency_key: None | str | Unset = UNSET,
 ) -> Problem | Resolution | None:
-    """Resolve: winners become claimable; the surplus returns to the treasury at once.
+    """Resolve a market, at once or after a dispute window.
+
+     Without a window winners become claimable and the surplus returns to the treasury at once.
+    With one, the resolution is final at final_at: until then claims answer 409
+    resolution_pending and the market may be resolved again or cancelled; then the service
+    returns the surplus and emits market.finalized.
 
     Args:
         market_id (str):

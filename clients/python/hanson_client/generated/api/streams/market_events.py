@@ -117,7 +117,8 @@ def sync_detailed(
     market event after it as `event: <type>`, `id: <seq>`, `data: <envelope>`. With
     `Last-Event-ID` or `after_seq`: the events after that seq instead of the snapshot (a
     snapshot when they are no longer kept). `: ping` comments keep the connection alive. The
-    stream ends after `market.resolved` or `market.cancelled`, and for a subscriber more than
+    stream ends after `market.cancelled`, `market.finalized`, or a `market.resolved` without a
+    dispute window, and for a subscriber more than
     10,000 events behind (it resumes with `Last-Event-ID`).
 
     Args:
@@ -159,7 +160,8 @@ def sync(
     market event after it as `event: <type>`, `id: <seq>`, `data: <envelope>`. With
     `Last-Event-ID` or `after_seq`: the events after that seq instead of the snapshot (a
     snapshot when they are no longer kept). `: ping` comments keep the connection alive. The
-    stream ends after `market.resolved` or `market.cancelled`, and for a subscriber more than
+    stream ends after `market.cancelled`, `market.finalized`, or a `market.resolved` without a
+    dispute window, and for a subscriber more than
     10,000 events behind (it resumes with `Last-Event-ID`).
 
     Args:
@@ -196,7 +198,8 @@ async def asyncio_detailed(
     market event after it as `event: <type>`, `id: <seq>`, `data: <envelope>`. With
     `Last-Event-ID` or `after_seq`: the events after that seq instead of the snapshot (a
     snapshot when they are no longer kept). `: ping` comments keep the connection alive. The
-    stream ends after `market.resolved` or `market.cancelled`, and for a subscriber more than
+    stream ends after `market.cancelled`, `market.finalized`, or a `market.resolved` without a
+    dispute window, and for a subscriber more than
     10,000 events behind (it resumes with `Last-Event-ID`).
 
     Args:
@@ -236,7 +239,8 @@ async def asyncio(
     market event after it as `event: <type>`, `id: <seq>`, `data: <envelope>`. With
     `Last-Event-ID` or `after_seq`: the events after that seq instead of the snapshot (a
     snapshot when they are no longer kept). `: ping` comments keep the connection alive. The
-    stream ends after `market.resolved` or `market.cancelled`, and for a subscriber more than
+    stream ends after `market.cancelled`, `market.finalized`, or a `market.resolved` without a
+    dispute window, and for a subscriber more than
     10,000 events behind (it resumes with `Last-Event-ID`).
 
     Args:
