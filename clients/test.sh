@@ -14,5 +14,6 @@ VENV="${CLIENTS_VENV:-$TARGET/clients-venv}"
 (cd clients/typescript && npm ci --no-audit --no-fund --loglevel=error > /dev/null && npm test)
 
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+VENV="$(cd "$VENV" && pwd)"
 "$VENV/bin/pip" install --quiet --disable-pip-version-check -e 'clients/python[test]'
 (cd clients/python && "$VENV/bin/python" -m pytest -q)
