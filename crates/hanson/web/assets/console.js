@@ -320,7 +320,8 @@ function renderManage() {
   const ops = { key: state.key, notify, refresh: async () => { await refreshSelected(); await refreshTreasury(); } };
   clear(el.manage).hidden = false;
   el.manage.dataset.marketId = m.id;
-  el.manage.append(
+  // The parts left out are dropped: Element.append would write them as "null".
+  el.manage.append(...[
     h('div', { class: 'card-title' },
       h('h2', { id: 'manage-title' }, 'Manage market'),
       h('div', { class: 'row-actions' }, statusBadge(m.status, 'console-selected-status'), h('a', { class: 'btn btn-small btn-ghost', href: `/markets/${encodeURIComponent(m.id)}` }, 'Open market page'))),
@@ -333,7 +334,8 @@ function renderManage() {
       outcomesBox(m, settled || pending),
       settled || pending ? null : pauseCard(m, ops),
       settled ? null : resolveForm(m, ops),
-      settled ? null : cancelForm(m, ops)));
+      settled ? null : cancelForm(m, ops)),
+  ].filter(Boolean));
 }
 
 function updateForm(m) {
