@@ -9,7 +9,8 @@ import re
 
 from playwright.sync_api import expect
 
-from hanson_web import User, tokens
+import ui
+from hanson_web import User, tokens, units
 
 PLACEHOLDERS = re.compile(r"(?<![A-Za-z])(null|undefined|NaN)")
 
@@ -45,3 +46,34 @@ def test_console_shows_no_null_for_any_market_state(world, open_tab):
         row.get_by_role("button").first.click()
         expect(page.get_by_test_id("console-selected-question")).to_have_text(market.question)
         assert_no_placeholder_text(page, f"the console managing {market.question!r}")
+
+
+def test_api_amounts_in_errors_are_shown_in_token_units(world, open_tab):
+    market = world.create_market("Does the ticket speak token units when the API speaks wei?",
+                                 min_bet=tokens("0.5"), max_bet=tokens(20))
+    yes = market.outcome("Yes")
+    user = world.login(User.named("token-units"))
+    world.fund(user, 100)
+    bought = world.bet(user, market.id, yes, tokens(3))
+    held = int(bought["shares_purchased"])
+    tab = open_tab(user)
+    tab.allow_http_error(422)
+    page = tab.page
+    ui.open_market(page, world, market)
+    ui.connect(page, tab.wallet)
+    ui.choose_outcome(page, yes, "Yes")
+    amount, error = page.get_by_test_id("ticket-amount"), page.get_by_test_id("ticket-error")
+
+    # Below the minimum and above the maximum: the preview's 422, in USDC.
+    amount.fill("0.25")
+    expect(error).to_have_text("The minimum bet is 0.5 USDC.")
+    amount.fill("1234.5")
+    expect(error).to_have_text("The maximum bet is 20 USDC.")
+
+    # More shares than held, to the last share unit.
+    ui.sell_mode(page, "shares")
+    amount.fill(str(units(held + 10**18)))
+    exact = str(units(held))
+    whole, _, frac = exact.partition(".")
+    expect(error).to_have_text(f"Only {int(whole):,}{'.' + frac if frac else ''} shares are available.")
+    assert str(held) not in error.inner_text()

@@ -179,7 +179,7 @@ def test_sell_by_shares_and_by_target_proceeds(world, open_tab):
     ui.assert_not_reloaded(page)
 
 
-def test_over_balance_amount_shows_the_problem_detail(world, open_tab):
+def test_over_balance_amount_shows_the_problem_detail_in_token_units(world, open_tab):
     market = world.create_market("What does the ticket say when the wallet is short?")
     yes = market.outcome("Yes")
     user = User.named("short-of-funds")
@@ -197,7 +197,9 @@ def test_over_balance_amount_shows_the_problem_detail(world, open_tab):
     assert bet.value.status == 422 and problem["code"] == "insufficient_balance", problem
     error = page.get_by_test_id("ticket-error")
     expect(error).to_be_visible()
-    expect(error).to_contain_text(problem["detail"])
+    # The problem's detail, its wei figure in token units.
+    assert problem["detail"] == f"wallet balance is below the bet amount {tokens(6)}", problem
+    expect(error).to_have_text("Wallet balance is below the bet amount 6 USDC.")
     assert "422" not in error.inner_text(), f"the ticket shows a raw status: {error.inner_text()!r}"
     assert world.trades(market.id, user.address) == []
     assert world.balance(user) == tokens(5)

@@ -22,8 +22,9 @@ function errorLine(testid) {
   return h('p', { class: 'error-text', testid, role: 'alert', hidden: true });
 }
 
-function showError(node, err) {
-  node.textContent = err ? errorText(err) : '';
+/** Shows `err` in `node` (amounts in `token`'s units when given), or hides it. */
+function showError(node, err, token) {
+  node.textContent = err ? errorText(err, token) : '';
   node.hidden = !err;
 }
 
@@ -206,7 +207,7 @@ function createCard() {
           await selectMarket(r.market.id);
           el.manage.scrollIntoView({ block: 'start' });
         } catch (err) {
-          showError(error, err);
+          showError(error, err, tokenById(f.token.value));
         }
       });
     },

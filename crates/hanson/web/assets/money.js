@@ -39,6 +39,12 @@ function group(digits) {
   return digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
+/** Wei as exact token units with thousands separators (a limit or an amount the API names). */
+export function formatExactUnits(wei, decimals) {
+  const [whole, frac] = fromWei(wei, decimals).split('.');
+  return group(whole) + (frac ? '.' + frac : '');
+}
+
 /** Wei for display: thousands separators, at most `maxFraction` decimals, rounded toward zero
  *  (a balance is never shown larger than it is). Signed values keep their sign. */
 export function formatUnits(wei, decimals, maxFraction = 4) {

@@ -238,7 +238,7 @@ export function mountTicket(root, ctx) {
       if (e.name === 'AbortError' || id !== state.previewId) return;
       previewEmpty('No preview.');
       preview.dataset.state = 'error';
-      showError(errorText(e));
+      showError(errorText(e, token()));
     } finally {
       if (id === state.previewId) preview.removeAttribute('aria-busy');
     }
@@ -353,7 +353,7 @@ export function mountTicket(root, ctx) {
         result.className = 'ticket-result';
         result.dataset.state = 'requote';
       } else {
-        showError(e instanceof ApiError || e instanceof Error ? errorText(e) : String(e));
+        showError(e instanceof ApiError || e instanceof Error ? errorText(e, token()) : String(e));
       }
     } finally {
       state.busy = false;
