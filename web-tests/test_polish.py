@@ -77,3 +77,22 @@ def test_api_amounts_in_errors_are_shown_in_token_units(world, open_tab):
     whole, _, frac = exact.partition(".")
     expect(error).to_have_text(f"Only {int(whole):,}{'.' + frac if frac else ''} shares are available.")
     assert str(held) not in error.inner_text()
+
+
+def test_a_one_provider_install_logs_in_from_any_page(world, open_tab):
+    world.create_market("Can a trader log in before opening any market?")
+    user = User.named("first-page-login")
+    world.fund(user, 10)
+    # A new browser: no market viewed, no provider named in the address.
+    for path in ("/portfolio", "/?q=nothing-matches-this-search&status=cancelled"):
+        tab = open_tab(user)
+        page = tab.page
+        page.goto(path)
+        ui.connect(page, tab.wallet)
+        expect(page.get_by_text("Open a market first")).to_have_count(0)
+        auth = page.evaluate(f"() => JSON.parse(localStorage.getItem('hanson.auth.{world.provider_id}'))")
+        assert auth and auth["wallet_address"] == user.address, auth
+    expect(page.get_by_test_id("header-balance")).to_contain_text("10")
+    # The portfolio, opened afresh, shows the wallet.
+    page.goto("/portfolio")
+    expect(page.get_by_test_id("balance")).to_contain_text("10")

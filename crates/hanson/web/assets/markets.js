@@ -3,7 +3,7 @@ import { call, errorText } from './client.js';
 import { h, $, clear, debounce, statusBadge, relativeTime, outcomeColor } from './ui.js';
 import { formatPercent, formatUnits, parseDecimal } from './money.js';
 import { mountAccount } from './account.js';
-import { lastProvider } from './session.js';
+import { lastProvider, discoverProvider } from './session.js';
 
 const PER_PAGE = 24;
 const params = new URLSearchParams(location.search);
@@ -18,7 +18,7 @@ const els = {
   count: $('#result-count'),
   error: $('#markets-error'),
 };
-const state = { page: 1, totalPages: 0, request: 0, tokens: new Map(), categories: new Set(), firstProvider: null };
+const state = { page: 1, totalPages: 0, request: 0, tokens: new Map(), categories: new Set(), firstProvider: null, soleProvider: null };
 
 // The filters live in the URL, so a search can be shared and survives a reload.
 els.search.value = params.get('q') || '';
@@ -26,11 +26,16 @@ if (params.has('status')) els.status.value = params.get('status');
 els.category.value = params.get('category') || '';
 if (params.get('sort')) els.sort.value = params.get('sort');
 
-const providerId = () => params.get('provider_id') || lastProvider() || state.firstProvider;
-// Without a provider named or remembered, the first market listed names it: a connect-wallet
-// press before the list has arrived waits for it.
+const providerId = () => params.get('provider_id') || lastProvider() || state.soleProvider || state.firstProvider;
+// Without a provider named or remembered, the install's only provider names it (whatever the
+// filters show), else the first market listed: a connect-wallet press before either is known
+// waits for it.
 let firstLoaded;
 const account = mountAccount({ providerId, providerReady: new Promise((resolve) => (firstLoaded = resolve)) });
+const soleReady = params.get('provider_id') || lastProvider() ? Promise.resolve() : discoverProvider().then(({ id }) => {
+  state.soleProvider = id;
+  if (id) account.reload();
+});
 
 const tokensReady = call('list_tokens').then(
   (r) => {
@@ -146,4 +151,4 @@ $('#filters').addEventListener('submit', (e) => {
 });
 els.more.addEventListener('click', () => load({ append: true }));
 
-load().finally(() => firstLoaded(providerId()));
+Promise.allSettled([load(), soleReady]).then(() => firstLoaded(providerId()));

@@ -4,25 +4,39 @@ import { call, errorText, newIdempotencyKey } from './client.js';
 import { h, $, clear, notify, busy } from './ui.js';
 import { formatUnits, formatSignedUnits, formatCents, mulPrice } from './money.js';
 import { mountAccount } from './account.js';
-import { getAuth, lastProvider, rememberProvider, withAuth, onAuthChange } from './session.js';
+import { getAuth, lastProvider, rememberProvider, withAuth, onAuthChange, discoverProvider } from './session.js';
 
 const params = new URLSearchParams(location.search);
-const providerId = params.get('provider_id') || lastProvider();
+// The provider named, else the last market's, else (found below) the install's only one.
+let providerId = params.get('provider_id') || lastProvider();
 if (params.get('provider_id')) rememberProvider(params.get('provider_id'));
 const root = $('#portfolio-root');
 const liveState = $('#live-state');
 const state = { balances: [], positions: new Map(), markets: new Map(), snapshot: false, loading: new Map() };
 const STATUS_LABEL = { active: 'Open', closed: 'Sold', won: 'Won', lost: 'Lost', claimed: 'Claimed', refunded: 'Refunded' };
 
-const account = mountAccount({ providerId: () => providerId, onUser, onMarket });
+let providers = null;
+const providerReady = providerId ? Promise.resolve(providerId) : discoverProvider().then((found) => {
+  providerId = found.id;
+  providers = found.providers;
+  return found.id;
+});
+const account = mountAccount({ providerId: () => providerId, providerReady, onUser, onMarket });
 const el = {};
 
 function layout() {
   clear(root);
+  if (!providerId && providers === 0) {
+    root.append(h('div', { class: 'card empty', testid: 'portfolio-no-markets' },
+      h('h2', {}, 'No markets yet'),
+      h('p', {}, 'Nothing can be traded on this server yet, so there is nothing to log in to.'),
+      h('a', { href: '/' }, 'See how to create a market')));
+    return;
+  }
   if (!providerId) {
     root.append(h('div', { class: 'card empty' },
-      h('h2', {}, 'No market provider yet'),
-      h('p', {}, 'A login belongs to the provider of the markets you trade. Open a market first, then come back here.'),
+      h('h2', {}, 'Which market provider?'),
+      h('p', {}, 'This server runs markets for several providers, and a login belongs to one of them. Open a market of the provider you trade with, then come back here.'),
       h('a', { href: '/' }, 'Browse markets')));
     return;
   }
@@ -279,4 +293,7 @@ onAuthChange(({ providerId: changed }) => {
   }
 });
 
-layout();
+providerReady.then(() => {
+  layout();
+  account.reload();
+});
