@@ -10,6 +10,7 @@ import re
 from playwright.sync_api import expect
 
 import ui
+from conftest import MOBILE
 from hanson_web import User, tokens, units
 
 PLACEHOLDERS = re.compile(r"(?<![A-Za-z])(null|undefined|NaN)")
@@ -96,3 +97,31 @@ def test_a_one_provider_install_logs_in_from_any_page(world, open_tab):
     # The portfolio, opened afresh, shows the wallet.
     page.goto("/portfolio")
     expect(page.get_by_test_id("balance")).to_contain_text("10")
+
+
+LONG_URL = "https://league.example.com/results/2026/season/regular/matchday-34/final-whistle/official-report?format=full&lang=en"
+LONG_WORD = "Supercalifragilisticexpialidociousnessquotientmaximisation"
+
+
+def test_long_urls_and_words_do_not_scroll_sideways_at_375px(world, open_tab):
+    market = world.create_market(f"Will {LONG_WORD} win the league?",
+                                 outcomes=(LONG_WORD, "No"),
+                                 description=f"Resolves from {LONG_URL} once it is published; {LONG_WORD}.",
+                                 category=LONG_WORD)
+    user = world.login(User.named("narrow-screen"))
+    world.fund(user, 10)
+    world.bet(user, market.id, market.outcome("No"), tokens(2))
+    tab = open_tab(user, viewport=MOBILE, is_mobile=True, has_touch=True)
+    page = tab.page
+    ui.open_market(page, world, market)
+    ui.connect(page, tab.wallet)
+    expect(page.get_by_test_id("market-description")).to_contain_text(LONG_URL)
+    page.wait_for_timeout(300)
+    overflow = ui.horizontal_overflow(page)
+    assert overflow["scrollWidth"] <= MOBILE["width"], f"the market page scrolls sideways: {overflow}"
+    for path in (f"/?q={LONG_WORD[:20]}", "/portfolio"):
+        page.goto(path)
+        expect(page.get_by_text(LONG_WORD).first).to_be_visible()
+        page.wait_for_timeout(300)
+        overflow = ui.horizontal_overflow(page)
+        assert overflow["scrollWidth"] <= MOBILE["width"], f"{path} scrolls sideways: {overflow}"
