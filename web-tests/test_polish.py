@@ -125,3 +125,35 @@ def test_long_urls_and_words_do_not_scroll_sideways_at_375px(world, open_tab):
         page.wait_for_timeout(300)
         overflow = ui.horizontal_overflow(page)
         assert overflow["scrollWidth"] <= MOBILE["width"], f"{path} scrolls sideways: {overflow}"
+
+
+# The page's own money.js, to call from a test.
+MONEY_MODULE = "import(document.querySelector('link[href$=\"/money.js\"]').href)"
+
+
+def test_amounts_are_rounded_not_cut_to_the_tokens_precision(world, open_tab):
+    page = open_tab().page
+    page.goto("/")
+    shown = page.evaluate(f"""async () => {{
+        const money = await {MONEY_MODULE};
+        return [
+          money.formatUnits('1999950000000000000', 18),     // 1.99995 at 4 decimals
+          money.formatUnits('1999949999999999999', 18),
+          money.formatUnits('-2500049', 6),                 // a signed P&L
+          money.formatUnits('1234567', 6, 2),
+          money.formatUnits('15', 1),                       // a 1-decimal token shows 1 decimal
+          money.formatUnits('40000000000000', 18),          // 0.00004: too small to show
+          money.formatUnits('999999999999999999999999', 18, 2),
+          money.formatSignedUnits('50000000000000', 18),
+        ];
+    }}""")
+    assert shown == ["2", "1.9999", "-2.5", "1.23", "1.5", "<0.0001", "1,000,000", "+0.0001"], shown
+
+    # The header's balance: 9.99996 USDC is about 10, not 9.9999.
+    world.create_market("Is a balance of 9.99996 shown as 10?")
+    user = User.named("rounded-balance")
+    world.fund(user, "9.99996")
+    tab = open_tab(user)
+    tab.page.goto("/portfolio")
+    ui.connect(tab.page, tab.wallet)
+    expect(tab.page.get_by_test_id("header-balance")).to_have_text("10 USDC")

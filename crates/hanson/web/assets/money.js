@@ -45,15 +45,16 @@ export function formatExactUnits(wei, decimals) {
   return group(whole) + (frac ? '.' + frac : '');
 }
 
-/** Wei for display: thousands separators, at most `maxFraction` decimals, rounded toward zero
- *  (a balance is never shown larger than it is). Signed values keep their sign. */
+/** Wei for display: thousands separators, at most `maxFraction` decimals (fewer if the token
+ *  has fewer), rounded half away from zero. Signed values keep their sign; an amount too small
+ *  to show is "<0.0001", never 0. */
 export function formatUnits(wei, decimals, maxFraction = 4) {
   let v = BigInt(wei);
   const neg = v < 0n;
   if (neg) v = -v;
   const shown = Math.min(maxFraction, decimals);
   const cut = pow10(decimals - shown);
-  const t = v / cut;
+  const t = (v + cut / 2n) / cut;
   const unit = pow10(shown);
   const whole = t / unit;
   const frac = shown > 0 ? (t % unit).toString().padStart(shown, '0').replace(/0+$/, '') : '';
