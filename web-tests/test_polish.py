@@ -157,3 +157,16 @@ def test_amounts_are_rounded_not_cut_to_the_tokens_precision(world, open_tab):
     tab.page.goto("/portfolio")
     ui.connect(tab.page, tab.wallet)
     expect(tab.page.get_by_test_id("header-balance")).to_have_text("10 USDC")
+
+
+def test_fee_percentages_are_added_exactly(world, open_tab):
+    market = world.create_market("Are 0.1% and 0.2% fees shown as 0.3%?", fees=(0.1, 0.2))
+    page = open_tab().page
+    ui.open_market(page, world, market)
+    expect(page.get_by_test_id("market-fees")).to_have_text("0.3% (creator 0.1%, platform 0.2%)")
+    shown = page.evaluate(f"""async () => {{
+        const money = await {MONEY_MODULE};
+        return [money.addPercentages(0.1, 0.2), money.addPercentages(1.5, 0.25), money.addPercentages(0, 0),
+                money.addPercentages(49.9999, 0.0001), money.addPercentages(undefined, 2)];
+    }}""")
+    assert shown == ["0.3", "1.75", "0", "50", "2"], shown

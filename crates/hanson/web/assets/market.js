@@ -2,7 +2,7 @@
 // event stream (snapshot, then every event in seq order; a new snapshot replaces the state).
 import { call, errorText } from './client.js';
 import { h, $, clear, statusBadge, formatDate, formatWhen, relativeTime, shortAddress, flash, outcomeColor } from './ui.js';
-import { formatPercent, formatUnits, formatCents, compareDecimal, fromWei } from './money.js';
+import { formatPercent, formatUnits, formatCents, compareDecimal, fromWei, addPercentages } from './money.js';
 import { mountAccount } from './account.js';
 import { rememberProvider } from './session.js';
 import { MarketStream } from './live.js';
@@ -186,11 +186,11 @@ function renderMarket() {
   el.notice.textContent = notice ? notice[1] : '';
   el.description.textContent = m.description || 'No description.';
   clear(el.rules);
-  const rule = (label, value) => value && h('div', {}, h('span', { class: 'muted' }, label), h('b', {}, value));
+  const rule = (label, value, testid) => value && h('div', {}, h('span', { class: 'muted' }, label), h('b', { testid }, value));
   el.rules.append(...[
     rule('Resolution source', m.resolution_source),
     rule('Minimum bet', `${fromWei(m.minimum_bet ?? m.min_bet_amount ?? '0', d)} ${m.token.symbol}`),
-    rule('Fees', `${Number(m.creator_fee_percentage || 0) + Number(m.platform_fee_percentage || 0)}%`),
+    rule('Fees', `${addPercentages(m.creator_fee_percentage, m.platform_fee_percentage)}% (creator ${addPercentages(m.creator_fee_percentage)}%, platform ${addPercentages(m.platform_fee_percentage)}%)`, 'market-fees'),
     rule('Opened', formatDate(m.starts_at || m.created_at)),
     rule('Token', `${m.token.name} (${m.token.symbol})`),
   ].filter(Boolean));

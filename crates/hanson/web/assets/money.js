@@ -115,6 +115,13 @@ export function formatSignedPercent(ratio, digits = 2) {
   return (v > 0n && /[1-9]/.test(s) ? '+' : '') + s + '%';
 }
 
+/** Fee percentages (JSON numbers of at most 4 decimals, or their strings) added exactly, as a
+ *  decimal string: 0.1 + 0.2 -> "0.3", never 0.30000000000000004. */
+export function addPercentages(...values) {
+  const sum = values.reduce((acc, v) => acc + parseDecimal(String(v ?? 0), 4), 0n);
+  return scaledToFixed(sum, 4, 4).replace(/\.?0+$/, '') || '0';
+}
+
 /** Compares two decimal strings: -1, 0 or 1. */
 export function compareDecimal(a, b) {
   const x = parseDecimal(a), y = parseDecimal(b);
