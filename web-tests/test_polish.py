@@ -6,6 +6,7 @@ their result, P&L that says what it counts, the preview's balance warning, the e
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
 from playwright.sync_api import expect
 
@@ -170,3 +171,38 @@ def test_fee_percentages_are_added_exactly(world, open_tab):
                 money.addPercentages(49.9999, 0.0001), money.addPercentages(undefined, 2)];
     }}""")
     assert shown == ["0.3", "1.75", "0", "50", "2"], shown
+
+
+def test_every_price_is_a_percentage(world, open_tab):
+    market = world.create_market("Is every price on the page written in one unit?")
+    yes = market.outcome("Yes")
+    user = world.login(User.named("one-price-unit"))
+    world.fund(user, 100)
+    world.bet(user, market.id, yes, tokens(5))
+    tab = open_tab(user)
+    page = tab.page
+    ui.open_market(page, world, market)
+    ui.connect(page, tab.wallet)
+    ui.choose_outcome(page, yes, "Yes")
+    page.get_by_test_id("ticket-amount").fill("2")
+    expect(page.get_by_test_id("ticket-preview")).to_contain_text("Average price")
+    expect(page.get_by_test_id("trade-row")).to_have_count(1)
+    price = world.trades(market.id)[0]["price"]
+    expect(page.get_by_test_id("trade-row").first).to_contain_text(f"{Decimal(price) * 100:.1f}%")
+    page.goto("/portfolio")
+    expect(page.get_by_test_id("position-row")).to_have_count(1)
+    for where in (f"/markets/{market.id}", "/portfolio"):
+        if where != "/portfolio":
+            ui.open_market(page, world, market)
+        text = page.evaluate("() => document.body.innerText")
+        assert "¢" not in text and not re.search(r"\b0\.\d{2,}\b(?! ?[A-Z])", text), f"{where}: a price not in percent in {text!r}"
+    shown = page.evaluate(f"""async () => {{
+        const money = await {MONEY_MODULE};
+        const bad = [];
+        for (const t of ['0', '100', '0.0', '-5', 'abc', '50.12345678901234567']) {{
+          try {{ money.parseLimitPrice(t); bad.push(t); }} catch {{}}
+        }}
+        return [money.parseLimitPrice('52'), money.parseLimitPrice('5'), money.parseLimitPrice('52.5%'),
+                money.parseLimitPrice('0.5'), money.parseLimitPrice('99.9999999999999999'), bad];
+    }}""")
+    assert shown == ["0.52", "0.05", "0.525", "0.005", "0.999999999999999999", []], shown

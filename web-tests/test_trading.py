@@ -308,7 +308,7 @@ def test_ticket_limit_price_fills_part_of_a_bet(world, open_tab):
     ui.open_market(page, world, market)
     ui.connect(page, tab.wallet)
     ui.choose_outcome(page, yes, "Yes")
-    page.get_by_test_id("ticket-limit").fill("0.52")
+    page.get_by_test_id("ticket-limit").fill("52")  # in percent, as every price on the page
     page.get_by_test_id("ticket-amount").fill("100")
     quote = world.api.post("/v1/markets/bet-preview", {"outcome_id": yes, "amount": tokens(100), "max_price": "0.52"})
     assert quote["unfilled_amount"] != "0", quote

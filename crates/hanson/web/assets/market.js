@@ -2,7 +2,7 @@
 // event stream (snapshot, then every event in seq order; a new snapshot replaces the state).
 import { call, errorText } from './client.js';
 import { h, $, clear, statusBadge, formatDate, formatWhen, relativeTime, shortAddress, flash, outcomeColor } from './ui.js';
-import { formatPercent, formatUnits, formatCents, compareDecimal, fromWei, addPercentages } from './money.js';
+import { formatPercent, formatUnits, compareDecimal, fromWei, addPercentages } from './money.js';
 import { mountAccount } from './account.js';
 import { rememberProvider } from './session.js';
 import { MarketStream } from './live.js';
@@ -230,7 +230,7 @@ function setPriceEl(node, price) {
   if (before === price) return;
   node.dataset.price = price;
   node.textContent = formatPercent(price);
-  node.title = formatCents(price, 2);
+  node.title = formatPercent(price, 4);
   if (before) flash(node, compareDecimal(price, before));
 }
 
@@ -254,7 +254,7 @@ function tradeRow(t, fresh) {
     h('td', {}, h('span', { class: `trade-side ${t.transaction_type}` }, t.transaction_type === 'buy' ? 'Buy' : 'Sell'), ' ', o ? o.title : '—'),
     h('td', { class: 'r' }, formatUnits(t.amount, d, 2)),
     h('td', { class: 'r hide-sm' }, formatUnits(t.shares, d, 2)),
-    h('td', { class: 'r' }, formatCents(t.price)),
+    h('td', { class: 'r' }, formatPercent(t.price)),
     h('td', { class: 'addr hide-sm', title: t.wallet_address }, shortAddress(t.wallet_address)));
 }
 

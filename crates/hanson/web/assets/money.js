@@ -98,15 +98,12 @@ function scaledToFixed(v, scale, digits) {
   return neg && /[1-9]/.test(out) ? '-' + out : out;
 }
 
-/** A price (0..1 decimal string) as a percent: "0.61803" -> "61.8%". */
+/** A price (0..1 decimal string) as a percent: "0.61803" -> "61.8%". The app's one price
+ *  unit: a share paying 1 token costs this percent of a token. */
 export function formatPercent(price, digits = 1) {
   return scaledToFixed(parseDecimal(price) * 100n, PRICE_SCALE, digits) + '%';
 }
 
-/** A price as cents per share: "0.61803" -> "61.8¢". */
-export function formatCents(price, digits = 1) {
-  return scaledToFixed(parseDecimal(price) * 100n, PRICE_SCALE, digits) + '¢';
-}
 
 /** A signed ratio ("0.0123") as a signed percent: "+1.23%". */
 export function formatSignedPercent(ratio, digits = 2) {
@@ -163,9 +160,11 @@ export function plusTolerance(amount, bps) {
   return ((BigInt(amount) * (10000n + bps)) / 10000n).toString();
 }
 
-/** A limit price as the API takes it ("0.65": above 0, below 1, at most 18 digits), or throws. */
+/** A limit price typed in percent ("65", "65.5") as the API takes it ("0.65", "0.655"):
+ *  above 0, below 100%, at most 16 decimals (18 once divided by 100); else throws. */
 export function parseLimitPrice(text) {
-  const t = String(text).trim();
-  if (!/^0\.[0-9]{1,18}$/.test(t) || !/[1-9]/.test(t)) throw new Error('Enter a limit price between 0 and 1, like 0.65.');
-  return t;
+  const t = String(text).trim().replace(/%$/, '').trim();
+  if (!/^[0-9]{1,2}(\.[0-9]{1,16})?$/.test(t) || !/[1-9]/.test(t)) throw new Error('Enter a limit price in percent, above 0 and below 100, like 65.');
+  const digits = parseDecimal(t, 16).toString().padStart(18, '0');
+  return ('0.' + digits).replace(/0+$/, '');
 }

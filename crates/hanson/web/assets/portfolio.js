@@ -2,7 +2,7 @@
 // channel for balances and positions, market subscriptions for the prices that value them).
 import { call, errorText, newIdempotencyKey } from './client.js';
 import { h, $, clear, notify, busy } from './ui.js';
-import { formatUnits, formatSignedUnits, formatCents, mulPrice } from './money.js';
+import { formatUnits, formatSignedUnits, formatPercent, mulPrice } from './money.js';
 import { mountAccount } from './account.js';
 import { getAuth, lastProvider, rememberProvider, withAuth, onAuthChange, discoverProvider } from './session.js';
 
@@ -225,10 +225,10 @@ function renderRow(p) {
   clear(row).append(
     h('td', { class: 'pos-main' },
       h('a', { class: 'pos-market', href: `/markets/${encodeURIComponent(p.market_id)}` }, m ? m.question : 'Loading…'),
-      h('div', { class: 'pos-outcome' }, outcome ? outcome.title : '', p.status === 'active' && p.current_price ? ` · ${formatCents(p.current_price)}` : '')),
+      h('div', { class: 'pos-outcome' }, outcome ? outcome.title : '', p.status === 'active' && p.current_price ? ` · ${formatPercent(p.current_price)}` : '')),
     h('td', { 'data-label': 'Status' }, h('span', { class: `badge badge-pos-${p.status}` }, STATUS_LABEL[p.status] || p.status)),
     h('td', { class: 'r', testid: 'position-shares', 'data-label': 'Shares' }, units(p.shares)),
-    h('td', { class: 'r hide-sm', testid: 'position-average-cost', 'data-label': 'Avg cost' }, p.average_cost ? formatCents(p.average_cost) : '—'),
+    h('td', { class: 'r hide-sm', testid: 'position-average-cost', 'data-label': 'Avg cost' }, p.average_cost ? formatPercent(p.average_cost) : '—'),
     h('td', { class: 'r', testid: 'position-value', 'data-label': 'Value' }, d === null ? '…' : `${units(p.current_value)} ${sym}`),
     h('td', { class: `r ${pnl > 0n ? 'up' : pnl < 0n ? 'down' : ''}`, testid: 'position-pnl', 'data-label': 'P&L' }, d === null ? '…' : formatSignedUnits(p.unrealized_pnl || '0', d)),
     h('td', { class: 'r pos-action' }, claim));

@@ -7,7 +7,7 @@
 import { call, errorText, newIdempotencyKey, ApiError } from './client.js';
 import { h, clear, debounce } from './ui.js';
 import {
-  toWei, fromWei, formatUnits, formatCents, formatPercent, formatSignedPercent, parseTolerance, lessTolerance, plusTolerance, parseLimitPrice,
+  toWei, fromWei, formatUnits, formatPercent, formatSignedPercent, parseTolerance, lessTolerance, plusTolerance, parseLimitPrice,
 } from './money.js';
 import { getAuth, withAuth } from './session.js';
 
@@ -45,8 +45,9 @@ export function mountTicket(root, ctx) {
     id: 'ticket-limit', testid: 'ticket-limit', type: 'text', inputmode: 'decimal', autocomplete: 'off', placeholder: 'none',
     spellcheck: 'false', 'aria-describedby': 'ticket-error', oninput: () => changed(),
   });
-  const limitLabel = h('label', { for: 'ticket-limit' }, 'Limit price (0 to 1, optional)');
-  const limitField = h('div', { class: 'field' }, limitLabel, limitInput);
+  const limitLabel = h('label', { for: 'ticket-limit' }, 'Limit price (%, optional)');
+  const limitField = h('div', { class: 'field' }, limitLabel,
+    h('div', { class: 'input-unit' }, limitInput, h('span', { class: 'unit', 'aria-hidden': 'true' }, '%')));
   const unit = h('span', { class: 'unit', 'aria-hidden': 'true' });
   const amountLabel = h('label', { for: 'ticket-amount' });
   const error = h('p', { id: 'ticket-error', class: 'ticket-error', testid: 'ticket-error', role: 'alert', hidden: true });
@@ -114,7 +115,7 @@ export function mountTicket(root, ctx) {
     }
     // A limit is a bet's highest price after it, or a sale's lowest; a sale by target has none.
     limitField.hidden = sell && state.mode !== 'shares';
-    limitLabel.textContent = sell ? 'Lowest price (0 to 1, optional)' : 'Limit price (0 to 1, optional)';
+    limitLabel.textContent = sell ? 'Lowest price (%, optional)' : 'Limit price (%, optional)';
     const o = selectedOutcome();
     const title = o ? o.title : '';
     buyButton.textContent = `Buy ${title}`;
@@ -253,7 +254,7 @@ export function mountTicket(root, ctx) {
     const dl = side === 'buy'
       ? h('dl', {},
         row('Shares', formatUnits(p.estimated_shares, d)),
-        row('Average price', formatCents(p.average_price)),
+        row('Average price', formatPercent(p.average_price)),
         row('Fee', `${formatUnits(p.estimated_fee, d)} ${sym}`),
         row('Price impact', formatSignedPercent(p.price_impact), impactCls),
         row('New price', formatPercent(p.new_outcome_price)),
@@ -264,7 +265,7 @@ export function mountTicket(root, ctx) {
         row('Proceeds', `${formatUnits(p.estimated_proceeds, d)} ${sym}`),
         row('Fee', `${formatUnits(p.estimated_fee, d)} ${sym}`),
         row('You receive', `${formatUnits(p.estimated_net_proceeds, d)} ${sym}`),
-        row('Average price', formatCents(p.average_price)),
+        row('Average price', formatPercent(p.average_price)),
         row('Price impact', formatSignedPercent(p.price_impact), impactCls),
         p.unfilled_shares !== '0' ? row('Unsold below the limit', `${formatUnits(p.unfilled_shares, d)} shares`) : []);
     preview.dataset.state = 'ready';
@@ -347,7 +348,7 @@ export function mountTicket(root, ctx) {
     } catch (e) {
       if (e instanceof ApiError && e.code === 'price_moved') {
         // Beyond the tolerance: nothing traded. Show the new quote and ask again.
-        const now = e.problem.current_price ? ` (now ${formatCents(e.problem.current_price)})` : '';
+        const now = e.problem.current_price ? ` (now ${formatPercent(e.problem.current_price)})` : '';
         await runPreview();
         showError(`The price moved${now} beyond your tolerance; nothing was traded. Check the new quote and confirm again.`);
         result.className = 'ticket-result';
