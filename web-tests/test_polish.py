@@ -206,3 +206,17 @@ def test_every_price_is_a_percentage(world, open_tab):
                 money.parseLimitPrice('0.5'), money.parseLimitPrice('99.9999999999999999'), bad];
     }}""")
     assert shown == ["0.52", "0.05", "0.525", "0.005", "0.999999999999999999", []], shown
+
+
+def test_times_carry_their_zone(world, open_tab):
+    market = world.create_market("Does every time on the page say its zone?", ends_at="2099-01-01T00:00:00Z")
+    user = world.login(User.named("time-zones"))
+    world.fund(user, 10)
+    world.bet(user, market.id, market.outcome("Yes"), tokens(1))
+    page = open_tab(timezone_id="Asia/Tokyo", locale="en-US").page
+    ui.open_market(page, world, market)
+    expect(page.get_by_test_id("market-closes")).to_have_text("Jan 1, 2099, 9:00 AM GMT+9")
+    expect(page.get_by_test_id("trade-row").first.locator("time")).to_contain_text("GMT+9")
+    page.goto("/")
+    open_console(page, world)
+    expect(page.locator(f'[data-testid=console-market][data-market-id="{market.id}"]')).to_contain_text("Jan 1, 2099, 9:00 AM GMT+9")
