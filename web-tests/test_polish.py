@@ -220,3 +220,18 @@ def test_times_carry_their_zone(world, open_tab):
     page.goto("/")
     open_console(page, world)
     expect(page.locator(f'[data-testid=console-market][data-market-id="{market.id}"]')).to_contain_text("Jan 1, 2099, 9:00 AM GMT+9")
+
+
+def test_an_unknown_page_is_an_html_404(world, open_tab):
+    tab = open_tab()
+    tab.allow_http_error(404)
+    page = tab.page
+    response = page.goto("/no/such/page")
+    assert response.status == 404 and response.headers["content-type"].startswith("text/html"), response.headers
+    expect(page.get_by_role("heading", name="Page not found")).to_be_visible()
+    assert page.title() == "Page not found · Hanson"
+    page.get_by_role("link", name="Browse markets").click()
+    expect(page.get_by_test_id("market-search")).to_be_visible()
+    # The API keeps answering problem+json, to a browser too.
+    response = page.goto("/v1/no-such-route")
+    assert response.status == 404 and response.headers["content-type"] == "application/problem+json"
