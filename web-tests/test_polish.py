@@ -235,3 +235,35 @@ def test_an_unknown_page_is_an_html_404(world, open_tab):
     # The API keeps answering problem+json, to a browser too.
     response = page.goto("/v1/no-such-route")
     assert response.status == 404 and response.headers["content-type"] == "application/problem+json"
+
+
+def test_a_resolved_market_shows_its_result_and_the_payout(world, open_tab):
+    market = world.create_market("Does a resolved market show who won rather than its last prices?")
+    yes, no = market.outcome("Yes"), market.outcome("No")
+    user = world.login(User.named("resolved-viewer"))
+    world.fund(user, 100)
+    bought = world.bet(user, market.id, yes, tokens(10))
+    world.bet(user, market.id, no, tokens(4))
+    world.resolve(market.id, yes)
+    tab = open_tab(user)
+    page = tab.page
+    ui.open_market(page, world, market)
+    ui.connect(page, tab.wallet)
+    result = page.get_by_test_id("market-result")
+    expect(result).to_contain_text("Yes won. Each Yes share pays 1 USDC; the other outcomes' shares pay nothing.")
+    shares = units(bought["shares_purchased"])
+    expect(page.get_by_test_id("market-payout")).to_have_text(f"Your payout: {shares:,.4f}".rstrip("0").rstrip(".") + " USDC, to claim in your portfolio.")
+    prices = page.get_by_test_id("outcome-price")
+    expect(prices.nth(0)).to_have_text("Won · 1 USDC")
+    expect(prices.nth(1)).to_have_text("Lost · 0")
+    assert "%" not in page.get_by_test_id("outcome-row").nth(0).inner_text()
+
+    cancelled = world.create_market("Does a cancelled market say it refunded rather than show prices?")
+    world.cancel(cancelled.id)
+    ui.open_market(page, world, cancelled)
+    expect(page.get_by_test_id("market-result")).to_contain_text("Cancelled. Every position was refunded its cost")
+    expect(page.get_by_test_id("outcome-price").first).to_have_text("Refunded")
+    page.goto("/?status=resolved")
+    card = page.locator(f'[data-testid=market-card][data-market-id="{market.id}"]')
+    expect(card).to_contain_text("Resolved: open for the result")
+    assert "%" not in card.inner_text()

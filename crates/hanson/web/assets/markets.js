@@ -115,6 +115,8 @@ function card(m) {
   });
   const shown = outcomes.slice(0, 3);
   const volume = decimals === null ? '—' : formatUnits(m.total_volume, decimals, 2);
+  // A settled market's last prices mean nothing any more: its page shows the result.
+  const settled = m.status === 'resolved' || m.status === 'cancelled';
   return h('a', { class: 'market-card', href: `/markets/${encodeURIComponent(m.id)}`, testid: 'market-card', dataset: { marketId: m.id } },
     h('div', { class: 'card-meta' }, statusBadge(m.status), m.category ? h('span', { class: 'chip' }, m.category) : null, h('span', {}, m.provider?.name || '')),
     h('h2', {}, m.question),
@@ -122,18 +124,18 @@ function card(m) {
       shown.map((o) => {
         const pct = Number(parseDecimal(o.current_price, 4)) / 100; // a bar width, not money
         const bar = h('span');
-        bar.style.width = `${Math.max(1, Math.min(100, pct))}%`;
+        bar.style.width = settled ? '0' : `${Math.max(1, Math.min(100, pct))}%`;
         bar.style.background = outcomeColor(m.outcomes.indexOf(o));
         return h('div', {},
           h('div', { class: 'card-outcome' },
             h('span', { class: 'title' }, o.title),
-            h('span', { class: 'price', testid: 'card-outcome-price', dataset: { outcomeId: o.id, price: o.current_price } }, formatPercent(o.current_price, 0))),
+            h('span', { class: 'price', testid: 'card-outcome-price', dataset: { outcomeId: o.id, price: o.current_price } }, settled ? '' : formatPercent(o.current_price, 0))),
           h('div', { class: 'bar', 'aria-hidden': 'true' }, bar));
       }),
       outcomes.length > 3 ? h('span', { class: 'muted' }, `+${outcomes.length - 3} more outcomes`) : null),
     h('div', { class: 'card-foot' },
       h('span', { testid: 'card-volume' }, `${volume} ${m.token?.symbol || ''} vol.`),
-      h('span', {}, m.status === 'active' ? `Closes ${relativeTime(m.closes_at)}` : `Closed ${relativeTime(m.closes_at)}`)));
+      h('span', {}, m.status === 'active' ? `Closes ${relativeTime(m.closes_at)}` : settled ? `${m.status === 'resolved' ? 'Resolved' : 'Cancelled'}: open for the result` : `Closed ${relativeTime(m.closes_at)}`)));
 }
 
 const reload = debounce(() => {
