@@ -267,3 +267,24 @@ def test_a_resolved_market_shows_its_result_and_the_payout(world, open_tab):
     card = page.locator(f'[data-testid=market-card][data-market-id="{market.id}"]')
     expect(card).to_contain_text("Resolved: open for the result")
     assert "%" not in card.inner_text()
+
+
+def test_pnl_says_what_it_counts_and_fees_paid_are_shown(world, open_tab):
+    market = world.create_market("Does the portfolio say its P&L leaves fees out?", fees=(1.5, 0.5))
+    yes, no = market.outcome("Yes"), market.outcome("No")
+    user = world.login(User.named("fee-payer"))
+    world.fund(user, 100)
+    world.bet(user, market.id, yes, tokens(10))
+    world.bet(user, market.id, no, tokens("2.5"))
+    fees = sum(int(t["fee"]) for t in world.trades(market.id, user.address))
+    assert fees == int(tokens("0.25")), fees  # 2% of 12.5
+    tab = open_tab(user)
+    page = tab.page
+    page.goto("/portfolio")
+    ui.connect(page, tab.wallet)
+    expect(page.get_by_test_id("portfolio-fees")).to_have_text("0.25 USDC")
+    expect(page.get_by_test_id("portfolio-pnl-note")).to_have_text("Open positions: value now minus cost. Fees are not included.")
+    expect(page.get_by_role("columnheader", name="P&L before fees")).to_be_visible()
+    # A new trade adds its fee without a reload.
+    world.bet(user, market.id, yes, tokens(5))
+    expect(page.get_by_test_id("portfolio-fees")).to_have_text("0.35 USDC")
