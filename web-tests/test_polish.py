@@ -288,3 +288,29 @@ def test_pnl_says_what_it_counts_and_fees_paid_are_shown(world, open_tab):
     # A new trade adds its fee without a reload.
     world.bet(user, market.id, yes, tokens(5))
     expect(page.get_by_test_id("portfolio-fees")).to_have_text("0.35 USDC")
+
+
+def test_the_preview_warns_when_the_amount_exceeds_the_balance(world, open_tab):
+    market = world.create_market("Does the preview warn before a bet the wallet cannot pay?")
+    yes = market.outcome("Yes")
+    user = world.login(User.named("preview-warning"))
+    world.fund(user, 5)
+    world.bet(user, market.id, yes, tokens(1))
+    tab = open_tab(user)
+    page = tab.page
+    ui.open_market(page, world, market)
+    ui.connect(page, tab.wallet)
+    ui.choose_outcome(page, yes, "Yes")
+    amount, warning = page.get_by_test_id("ticket-amount"), page.get_by_test_id("ticket-warning")
+    amount.fill("3.5")
+    expect(page.get_by_test_id("ticket-preview")).to_contain_text("Shares")
+    expect(warning).to_be_hidden()
+    amount.fill("6")
+    expect(warning).to_have_text("This is more than your balance of 4 USDC.")
+    expect(page.get_by_test_id("ticket-preview")).to_contain_text("Shares")  # the quote still shows
+    amount.fill("4")
+    expect(warning).to_be_hidden()
+    ui.sell_mode(page, "shares")
+    tab.allow_http_error(422)  # the market holds fewer shares than that: the preview refuses too
+    amount.fill("1000")
+    expect(warning).to_contain_text("You hold")

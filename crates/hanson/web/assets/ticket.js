@@ -53,6 +53,7 @@ export function mountTicket(root, ctx) {
   const error = h('p', { id: 'ticket-error', class: 'ticket-error', testid: 'ticket-error', role: 'alert', hidden: true });
   const holding = h('div', { class: 'holding-line', testid: 'ticket-holding', hidden: true });
   const preview = h('div', { class: 'preview', testid: 'ticket-preview', 'aria-live': 'polite', dataset: { state: 'empty' } });
+  const warning = h('p', { class: 'ticket-warning', testid: 'ticket-warning', role: 'status', hidden: true });
   const buyButton = h('button', { type: 'button', class: 'btn btn-buy', testid: 'ticket-buy', onclick: () => submit('buy') }, 'Buy');
   const sellButton = h('button', { type: 'button', class: 'btn btn-outline-sell', testid: 'ticket-sell', onclick: () => submit('sell') }, 'Sell');
   const result = h('p', { class: 'ticket-result', testid: 'ticket-result', role: 'status' });
@@ -72,6 +73,7 @@ export function mountTicket(root, ctx) {
         h('div', { class: 'input-unit' }, slippageInput, h('span', { class: 'unit', 'aria-hidden': 'true' }, '%'))),
       limitField),
     holding,
+    warning,
     preview,
     h('div', { class: 'ticket-buttons' }, buyButton, sellButton));
   clear(root).append(
@@ -211,10 +213,30 @@ export function mountTicket(root, ctx) {
     clear(preview).append(h('span', { class: 'muted' }, text));
   }
 
+  /** What the logged-in wallet lacks for `body`: a bet over its balance, a sale of more shares
+   *  than it holds (the preview itself knows no wallet). */
+  function shortfall(side, body) {
+    const d = token().decimals;
+    if (side === 'buy') {
+      const b = ctx.account.state.balances.find((x) => x.token_id === token().id);
+      if (!getAuth(m().provider.id) || !b || BigInt(body.amount) <= BigInt(b.balance)) return '';
+      return `This is more than your balance of ${formatUnits(b.balance, d)} ${token().symbol}.`;
+    }
+    if (body.shares_amount === undefined || !getAuth(m().provider.id)) return '';
+    const held = state.holdings.get(body.outcome_id) || '0';
+    return BigInt(body.shares_amount) > BigInt(held) ? `You hold ${formatUnits(held, d)} of these shares, fewer than that.` : '';
+  }
+
+  function showWarning(text) {
+    warning.textContent = text;
+    warning.hidden = !text;
+  }
+
   async function runPreview() {
     const id = ++state.previewId;
     if (state.abort) state.abort.abort();
     showError('');
+    showWarning('');
     if (!amountInput.value.trim()) {
       previewEmpty(state.side === 'buy' ? 'Enter an amount to see shares, price and fee.' : 'Enter shares or proceeds to see what you get.');
       return;
@@ -226,6 +248,7 @@ export function mountTicket(root, ctx) {
       preview.dataset.state = 'error';
       return;
     }
+    showWarning(shortfall(side, body));
     const abort = new AbortController();
     state.abort = abort;
     state.quote = null;
