@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 import ui
 from conftest import MOBILE
-from hanson_web import User, tokens, units
+from hanson_web import Server, User, World, tokens, units
 
 PLACEHOLDERS = re.compile(r"(?<![A-Za-z])(null|undefined|NaN)")
 
@@ -314,3 +314,28 @@ def test_the_preview_warns_when_the_amount_exceeds_the_balance(world, open_tab):
     tab.allow_http_error(422)  # the market holds fewer shares than that: the preview refuses too
     amount.fill("1000")
     expect(warning).to_contain_text("You hold")
+
+
+def test_a_first_start_says_how_to_create_a_provider_and_a_market(open_tab):
+    server = Server().start()  # no provider, no token, no market
+    try:
+        page = open_tab(base_url=server.base, viewport=MOBILE).page
+        page.goto("/")
+        first_run = page.get_by_test_id("markets-first-run")
+        expect(first_run).to_be_visible()
+        expect(first_run).to_contain_text('hanson provider create --name "Acme Games"')
+        expect(first_run).to_contain_text("hanson token create --symbol USDC")
+        expect(first_run.get_by_role("link", name="Console")).to_have_attribute("href", "/console")
+        assert ui.horizontal_overflow(page)["scrollWidth"] <= MOBILE["width"]
+        page.goto("/portfolio")
+        expect(page.get_by_test_id("portfolio-no-markets")).to_be_visible()
+        # A search that matches nothing on a server with markets says so, not the above.
+        world = World.create(server)
+        world.create_market("Is the first-run note gone once a market exists?")
+        page.goto("/?q=no-market-has-these-words")
+        expect(page.get_by_test_id("markets-empty")).to_be_visible()
+        expect(page.get_by_test_id("markets-first-run")).to_have_count(0)
+    finally:
+        server.stop()
+    assert not server.errors_logged(), server.errors_logged()
+    server.remove()

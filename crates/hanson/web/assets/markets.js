@@ -94,7 +94,11 @@ async function load({ append = false } = {}) {
     }
     const total = result.pagination.total;
     els.count.textContent = `${total.toLocaleString()} market${total === 1 ? '' : 's'}`;
-    if (!total) els.list.append(h('p', { class: 'empty', testid: 'markets-empty' }, 'No markets match. Try another search or filter.'));
+    if (!total) {
+      const { providers } = await discoverProvider();
+      if (request !== state.request) return;
+      els.list.append(providers === 0 ? firstRun() : h('p', { class: 'empty', testid: 'markets-empty' }, 'No markets match. Try another search or filter.'));
+    }
     els.more.hidden = state.page >= state.totalPages;
   } catch (e) {
     if (request !== state.request) return;
@@ -136,6 +140,19 @@ function card(m) {
     h('div', { class: 'card-foot' },
       h('span', { testid: 'card-volume' }, `${volume} ${m.token?.symbol || ''} vol.`),
       h('span', {}, m.status === 'active' ? `Closes ${relativeTime(m.closes_at)}` : settled ? `${m.status === 'resolved' ? 'Resolved' : 'Cancelled'}: open for the result` : `Closed ${relativeTime(m.closes_at)}`)));
+}
+
+/** A server with no market at all: what its operator does next. */
+function firstRun() {
+  const code = (text) => h('code', {}, text);
+  return h('section', { class: 'card first-run', testid: 'markets-first-run', 'aria-labelledby': 'first-run-title' },
+    h('h2', { id: 'first-run-title' }, 'No markets yet'),
+    h('p', {}, 'This server is running, but nothing is listed. If you run it, open it for trading:'),
+    h('ol', {},
+      h('li', {}, 'Create a market provider, and keep the API key it prints: ', code('hanson provider create --name "Acme Games"')),
+      h('li', {}, 'Create the token markets trade in: ', code('hanson token create --symbol USDC --name "USD Coin" --decimals 18')),
+      h('li', {}, 'Open the ', h('a', { href: '/console' }, 'Console'), ' with that API key, deposit into the treasury, and create a market.')),
+    h('p', { class: 'muted' }, 'Each command takes the same --database-url as hanson serve. ', h('a', { href: '/docs' }, 'API reference')));
 }
 
 const reload = debounce(() => {
