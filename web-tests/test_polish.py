@@ -339,3 +339,17 @@ def test_a_first_start_says_how_to_create_a_provider_and_a_market(open_tab):
         server.stop()
     assert not server.errors_logged(), server.errors_logged()
     server.remove()
+
+
+def test_the_console_gives_an_iframe_snippet_per_market(world, open_tab):
+    market = world.create_market('Will the "embed" <snippet> & its quotes survive?')
+    page = open_tab().page
+    open_console(page, world)
+    page.locator(f'[data-testid=console-market][data-market-id="{market.id}"]').get_by_role("button").first.click()
+    snippet = page.get_by_test_id("embed-snippet")
+    title = "Will the &quot;embed&quot; &lt;snippet&gt; &amp; its quotes survive?"
+    expect(snippet).to_have_value(
+        f'<iframe src="{world.server.base}/embed/markets/{market.id}" title="{title}" width="400" height="320" '
+        f'style="border:0;max-width:100%" loading="lazy"></iframe>')
+    page.get_by_test_id("embed-theme").select_option("dark")
+    expect(snippet).to_have_value(re.compile(re.escape(f'src="{world.server.base}/embed/markets/{market.id}?theme=dark"')))
