@@ -311,7 +311,8 @@ class World:
             "resolution_source": "league.example.com", "resolution_data": {"score": "2-1"}}, self.api_key)
 
     def cancel(self, market_id: str) -> dict:
-        return self.api.post(f"/v1/providers/markets/{market_id}/cancel", {}, self.api_key)
+        return self.api.post(f"/v1/providers/markets/{market_id}/cancel",
+                             {"canceller_wallet_id": "ops", "reason": "called off"}, self.api_key)
 
     # Wallets ---------------------------------------------------------------------------------
 

@@ -179,7 +179,7 @@ def test_sell_by_shares_and_by_target_proceeds(world, open_tab):
     ui.assert_not_reloaded(page)
 
 
-def test_over_balance_amount_shows_the_problem_detail(world, open_tab):
+def test_over_balance_amount_shows_the_problem_detail_in_token_units(world, open_tab):
     market = world.create_market("What does the ticket say when the wallet is short?")
     yes = market.outcome("Yes")
     user = User.named("short-of-funds")
@@ -197,7 +197,9 @@ def test_over_balance_amount_shows_the_problem_detail(world, open_tab):
     assert bet.value.status == 422 and problem["code"] == "insufficient_balance", problem
     error = page.get_by_test_id("ticket-error")
     expect(error).to_be_visible()
-    expect(error).to_contain_text(problem["detail"])
+    # The problem's detail, its wei figure in token units.
+    assert problem["detail"] == f"wallet balance is below the bet amount {tokens(6)}", problem
+    expect(error).to_have_text("Wallet balance is below the bet amount 6 USDC.")
     assert "422" not in error.inner_text(), f"the ticket shows a raw status: {error.inner_text()!r}"
     assert world.trades(market.id, user.address) == []
     assert world.balance(user) == tokens(5)
@@ -306,7 +308,7 @@ def test_ticket_limit_price_fills_part_of_a_bet(world, open_tab):
     ui.open_market(page, world, market)
     ui.connect(page, tab.wallet)
     ui.choose_outcome(page, yes, "Yes")
-    page.get_by_test_id("ticket-limit").fill("0.52")
+    page.get_by_test_id("ticket-limit").fill("52")  # in percent, as every price on the page
     page.get_by_test_id("ticket-amount").fill("100")
     quote = world.api.post("/v1/markets/bet-preview", {"outcome_id": yes, "amount": tokens(100), "max_price": "0.52"})
     assert quote["unfilled_amount"] != "0", quote

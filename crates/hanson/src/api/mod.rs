@@ -66,7 +66,15 @@ pub(crate) fn router(state: AppState, forward: Option<Arc<TradeRoute>>) -> Route
     let (router, _) = routes_forwarding(forward).split_for_parts();
     router
         .merge(web::router(state.web.clone()))
-        .fallback(|| async { Error::NoRoute })
+        .fallback(
+            |State(app): State<AppState>, method: axum::http::Method, uri: axum::http::Uri, headers: axum::http::HeaderMap| async move {
+                if web::wants_html_404(&method, uri.path(), &headers) {
+                    app.web.not_found(&headers)
+                } else {
+                    Error::NoRoute.into_response()
+                }
+            },
+        )
         .method_not_allowed_fallback(|| async { Error::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(from_fn_with_state(state.clone(), middleware::rate_limit))

@@ -1,4 +1,5 @@
-//! The web app: four HTML pages and their assets (`crates/hanson/web/`), built into the binary.
+//! The web app: four HTML pages, a 404 page and their assets (`crates/hanson/web/`), built
+//! into the binary.
 //!
 //! Assets live under `/assets/<hash>/`, where the hash covers every asset, so they are cached
 //! for a year; pages are revalidated on every load and carry a strict Content-Security-Policy.
@@ -11,7 +12,7 @@ use std::path::PathBuf;
 
 use axum::extract::{Path, State};
 use axum::http::header::{CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE, VARY};
-use axum::http::{HeaderMap, HeaderValue};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
@@ -99,16 +100,20 @@ enum Page {
     Market,
     Portfolio,
     Console,
+    /// What a browser gets for an address that is neither a page nor the API.
+    NotFound,
 }
 
 impl Page {
+    const ALL: [Page; 5] = [Page::Markets, Page::Market, Page::Portfolio, Page::Console, Page::NotFound];
+
     /// Its link in the top bar, marked as the current page there.
     fn nav_link(self) -> Option<&'static str> {
         match self {
             Page::Markets => Some(r#"<a href="/">"#),
             Page::Portfolio => Some(r#"<a href="/portfolio">"#),
             Page::Console => Some(r#"<a href="/console">"#),
-            Page::Market => None,
+            Page::Market | Page::NotFound => None,
         }
     }
 
@@ -132,6 +137,7 @@ impl Page {
             Page::Market => "pages/market.html",
             Page::Portfolio => "pages/portfolio.html",
             Page::Console => "pages/console.html",
+            Page::NotFound => "pages/404.html",
         }
     }
 }
@@ -184,7 +190,7 @@ impl WebApp {
         }
         let hash: String = hasher.finalize().iter().take(6).map(|b| format!("{b:02x}")).collect();
         let base = format!("/assets/{hash}");
-        let pages = [Page::Markets, Page::Market, Page::Portfolio, Page::Console]
+        let pages = Page::ALL
             .into_iter()
             .filter_map(|page| {
                 let read = |name: &str| WEB_FILES.iter().find(|(n, _)| *n == name).map(|(_, b)| String::from_utf8_lossy(b).into_owned());
@@ -213,6 +219,13 @@ impl WebApp {
                 None => Error::NoRoute.into_response(),
             },
         }
+    }
+
+    /// The 404 page, for a browser that asked for an address nothing serves.
+    pub(crate) fn not_found(&self, headers: &HeaderMap) -> Response {
+        let mut response = self.page(Page::NotFound, headers);
+        *response.status_mut() = StatusCode::NOT_FOUND;
+        response
     }
 
     fn asset(&self, hash: &str, name: &str, headers: &HeaderMap) -> Response {
@@ -246,6 +259,14 @@ impl WebApp {
     }
 }
 
+/// Whether a request nothing serves gets the HTML 404 page rather than problem+json: a
+/// browser's GET (it accepts HTML) of an address outside the API and the assets.
+pub(crate) fn wants_html_404(method: &Method, path: &str, headers: &HeaderMap) -> bool {
+    let api = ["/v1/", "/assets/"].iter().any(|prefix| path.starts_with(prefix)) || path == "/v1";
+    let html = headers.get_all(axum::http::header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).any(|v| v.contains("text/html"));
+    (method == Method::GET || method == Method::HEAD) && !api && html
+}
+
 pub(crate) fn router<S: Clone + Send + Sync + 'static>(web: std::sync::Arc<WebApp>) -> Router<S> {
     let page = |page: Page| move |State(web): State<std::sync::Arc<WebApp>>, headers: HeaderMap| async move { web.page(page, &headers) };
     Router::new()
@@ -270,7 +291,7 @@ mod tests {
     #[test]
     fn every_page_is_composed_whole_with_its_own_link_marked_current() {
         let read = |name: &str| WEB_FILES.iter().find(|(n, _)| *n == name).map(|(_, b)| String::from_utf8_lossy(b).into_owned());
-        for page in [Page::Markets, Page::Market, Page::Portfolio, Page::Console] {
+        for page in Page::ALL {
             let html = page.compose(read, "/assets/x").expect("the page exists");
             assert!(!html.contains('%'), "{}: a placeholder is left", page.file());
             assert!(html.contains(r#"<link rel="stylesheet" href="/assets/x/app.css">"#) && html.contains(r#"<header class="topbar">"#));

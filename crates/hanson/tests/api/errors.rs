@@ -34,6 +34,29 @@ async fn framework_rejections_are_problem_json() {
 }
 
 #[tokio::test]
+async fn unknown_pages_are_an_html_404_for_browsers_and_problem_json_otherwise() {
+    let app = TestApp::spawn().await;
+    let get = |path: &str, accept: &str| app.client.get(format!("{}{path}", app.base)).header("accept", accept).send();
+    let browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+    let page = get("/no/such/page", browser).await.unwrap();
+    assert_eq!(page.status(), StatusCode::NOT_FOUND);
+    assert_eq!(page.headers()["content-type"], "text/html; charset=utf-8");
+    assert!(page.headers()["content-security-policy"].to_str().unwrap().contains("frame-ancestors 'none'"));
+    assert!(page.headers().contains_key("x-request-id"));
+    let html = page.text().await.unwrap();
+    assert!(html.contains("<h1>Page not found</h1>") && html.contains(r#"<a href="/">Browse markets</a>"#), "{html}");
+    // The API and the assets answer problem+json even to a browser; anything else does when
+    // it does not ask for HTML.
+    for (path, accept) in [("/v1/nothing-here", browser), ("/assets/0/none.js", browser), ("/no/such/page", "application/json"), ("/no/such/page", "*/*")] {
+        let r = get(path, accept).await.unwrap();
+        assert_eq!(r.status(), StatusCode::NOT_FOUND, "{path} {accept}");
+        assert_eq!(r.headers()["content-type"], "application/problem+json", "{path} {accept}");
+    }
+    let post = app.client.post(format!("{}/no/such/page", app.base)).header("accept", browser).send().await.unwrap();
+    assert_eq!(post.headers()["content-type"], "application/problem+json");
+}
+
+#[tokio::test]
 async fn stream_refusals_are_problem_json() {
     let f = Fixture::new().await;
     let market = f.market(2).await;

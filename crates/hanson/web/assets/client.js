@@ -1,6 +1,7 @@
 // The one API client. Routes come from api.js, which the server generates from its own
 // OpenAPI document, so a call names an operationId and never spells a URL.
 import { operations } from './api.js';
+import { formatExactUnits } from './money.js';
 
 /** A non-2xx answer, carrying the problem+json body (RFC 9457). */
 export class ApiError extends Error {
@@ -24,10 +25,28 @@ export class ApiError extends Error {
   }
 }
 
-/** Any error as text for the user: a problem's detail, or the error's own message. */
-export function errorText(err) {
-  if (err instanceof ApiError) return err.userMessage;
-  return (err && err.message) || String(err);
+// Problem codes whose detail states amounts as the API does, in wei (or share units), and the
+// unit each figure is in.
+const AMOUNT_DETAILS = {
+  bet_below_minimum: 'token',
+  bet_above_maximum: 'token',
+  insufficient_balance: 'token',
+  insufficient_treasury: 'token',
+  insufficient_shares: 'shares',
+};
+
+/** Any error as text for the user: a problem's detail, or the error's own message. Given the
+ *  market's `token` ({decimals, symbol}), the wei figures in a detail are shown in token units
+ *  ("the minimum bet is 1000" -> "The minimum bet is 0.000000000000001 USDC."). */
+export function errorText(err, token) {
+  if (!(err instanceof ApiError)) return (err && err.message) || String(err);
+  const unit = AMOUNT_DETAILS[err.code];
+  if (!unit || !token || !Number.isInteger(token.decimals)) return err.userMessage;
+  const text = err.detail.replace(/\b[0-9]+\b/g, (wei) => {
+    const amount = formatExactUnits(wei, token.decimals);
+    return unit === 'shares' ? amount : `${amount} ${token.symbol}`;
+  });
+  return text.charAt(0).toUpperCase() + text.slice(1) + (/[.!?]$/.test(text) ? '' : '.');
 }
 
 const shape = (path) => path.replace(/\{[^}]+\}/g, '{}');

@@ -22,8 +22,9 @@ function errorLine(testid) {
   return h('p', { class: 'error-text', testid, role: 'alert', hidden: true });
 }
 
-function showError(node, err) {
-  node.textContent = err ? errorText(err) : '';
+/** Shows `err` in `node` (amounts in `token`'s units when given), or hides it. */
+function showError(node, err, token) {
+  node.textContent = err ? errorText(err, token) : '';
   node.hidden = !err;
 }
 
@@ -206,7 +207,7 @@ function createCard() {
           await selectMarket(r.market.id);
           el.manage.scrollIntoView({ block: 'start' });
         } catch (err) {
-          showError(error, err);
+          showError(error, err, tokenById(f.token.value));
         }
       });
     },
@@ -320,7 +321,8 @@ function renderManage() {
   const ops = { key: state.key, notify, refresh: async () => { await refreshSelected(); await refreshTreasury(); } };
   clear(el.manage).hidden = false;
   el.manage.dataset.marketId = m.id;
-  el.manage.append(
+  // The parts left out are dropped: Element.append would write them as "null".
+  el.manage.append(...[
     h('div', { class: 'card-title' },
       h('h2', { id: 'manage-title' }, 'Manage market'),
       h('div', { class: 'row-actions' }, statusBadge(m.status, 'console-selected-status'), h('a', { class: 'btn btn-small btn-ghost', href: `/markets/${encodeURIComponent(m.id)}` }, 'Open market page'))),
@@ -333,7 +335,42 @@ function renderManage() {
       outcomesBox(m, settled || pending),
       settled || pending ? null : pauseCard(m, ops),
       settled ? null : resolveForm(m, ops),
-      settled ? null : cancelForm(m, ops)));
+      settled ? null : cancelForm(m, ops),
+      embedCard(m)),
+  ].filter(Boolean));
+}
+
+const escapeAttr = (text) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** The iframe any site can paste to show the market's live card (`/embed/markets/{id}`). */
+export function embedSnippet(m, theme = 'light') {
+  const src = `${location.origin}/embed/markets/${encodeURIComponent(m.id)}${theme === 'dark' ? '?theme=dark' : ''}`;
+  return `<iframe src="${escapeAttr(src)}" title="${escapeAttr(m.question)}" width="400" height="320" style="border:0;max-width:100%" loading="lazy"></iframe>`;
+}
+
+function embedCard(m) {
+  const snippet = h('textarea', { id: 'embed-snippet', testid: 'embed-snippet', readonly: true, rows: 4, spellcheck: 'false' });
+  const theme = h('select', { id: 'embed-theme', testid: 'embed-theme', onchange: () => { snippet.value = embedSnippet(m, theme.value); } },
+    h('option', { value: 'light' }, 'Light'), h('option', { value: 'dark' }, 'Dark'));
+  snippet.value = embedSnippet(m);
+  const copy = h('button', {
+    type: 'button', class: 'btn btn-small', testid: 'embed-copy',
+    onclick: async () => {
+      snippet.select();
+      try {
+        await navigator.clipboard.writeText(snippet.value);
+        notify('Embed code copied.', 'success');
+      } catch {
+        notify('Select the code and copy it.', 'info');
+      }
+    },
+  }, 'Copy');
+  return h('div', { class: 'card', 'aria-labelledby': 'embed-title', testid: 'console-embed' },
+    h('h3', { id: 'embed-title' }, 'Embed'),
+    h('p', { class: 'muted' }, 'Paste this into any web page to show the market\'s live prices, with a link to it.'),
+    field('Theme', theme),
+    field('Embed code', snippet),
+    h('div', { class: 'row-actions' }, copy, h('a', { class: 'btn btn-small btn-ghost', href: `/embed/markets/${encodeURIComponent(m.id)}`, target: '_blank', rel: 'noopener' }, 'Preview')));
 }
 
 function updateForm(m) {

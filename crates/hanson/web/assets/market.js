@@ -2,9 +2,9 @@
 // event stream (snapshot, then every event in seq order; a new snapshot replaces the state).
 import { call, errorText } from './client.js';
 import { h, $, clear, statusBadge, formatDate, formatWhen, relativeTime, shortAddress, flash, outcomeColor } from './ui.js';
-import { formatPercent, formatUnits, formatCents, compareDecimal, fromWei } from './money.js';
+import { formatPercent, formatUnits, compareDecimal, fromWei, addPercentages } from './money.js';
 import { mountAccount } from './account.js';
-import { rememberProvider } from './session.js';
+import { rememberProvider, getAuth, withAuth, onAuthChange } from './session.js';
 import { MarketStream } from './live.js';
 import { PriceChart, INTERVALS } from './chart.js';
 import { mountTicket } from './ticket.js';
@@ -100,6 +100,7 @@ function render() {
   document.title = `${m.question} · Hanson`;
   el.status = h('span', {});
   el.notice = h('p', { class: 'market-notice', testid: 'market-notice', role: 'status', hidden: true });
+  el.result = h('div', { class: 'market-result', testid: 'market-result', role: 'status', hidden: true });
   el.live = h('span', { class: 'live-dot', testid: 'live-state', dataset: { state: 'connecting' } }, 'Connecting…');
   el.question = h('h1', { testid: 'market-question' });
   el.volume = h('b', { testid: 'market-volume' });
@@ -128,6 +129,7 @@ function render() {
       h('div', { class: 'meta' }, el.status, m.category ? h('span', { class: 'chip', testid: 'market-category' }, m.category) : null, h('span', {}, m.provider.name), el.live),
       el.question,
       el.notice,
+      el.result,
       h('div', { class: 'stats' },
         h('div', {}, h('span', { class: 'muted' }, 'Volume'), el.volume),
         h('div', {}, h('span', { class: 'muted' }, 'Pool'), el.pool),
@@ -186,16 +188,66 @@ function renderMarket() {
   el.notice.textContent = notice ? notice[1] : '';
   el.description.textContent = m.description || 'No description.';
   clear(el.rules);
-  const rule = (label, value) => value && h('div', {}, h('span', { class: 'muted' }, label), h('b', {}, value));
+  const rule = (label, value, testid) => value && h('div', {}, h('span', { class: 'muted' }, label), h('b', { testid }, value));
   el.rules.append(...[
     rule('Resolution source', m.resolution_source),
     rule('Minimum bet', `${fromWei(m.minimum_bet ?? m.min_bet_amount ?? '0', d)} ${m.token.symbol}`),
-    rule('Fees', `${Number(m.creator_fee_percentage || 0) + Number(m.platform_fee_percentage || 0)}%`),
+    rule('Fees', `${addPercentages(m.creator_fee_percentage, m.platform_fee_percentage)}% (creator ${addPercentages(m.creator_fee_percentage)}%, platform ${addPercentages(m.platform_fee_percentage)}%)`, 'market-fees'),
     rule('Opened', formatDate(m.starts_at || m.created_at)),
     rule('Token', `${m.token.name} (${m.token.symbol})`),
   ].filter(Boolean));
   renderOutcomes();
+  renderResult();
   if (ticket) ticket.update();
+}
+
+/** A settled market's result: the winner and what a share pays (one token per winning share,
+ *  nothing for the others), or the refund; and, logged in, the wallet's own payout. */
+function renderResult() {
+  const m = state.market;
+  const settled = m.status === 'resolved' || m.status === 'cancelled';
+  el.result.hidden = !settled;
+  if (!settled) return clear(el.result);
+  const sym = m.token.symbol;
+  const winner = m.outcomes.find((o) => o.id === m.winning_outcome_id);
+  const line = m.status === 'resolved'
+    ? [h('b', {}, `${winner ? winner.title : 'The winning outcome'} won.`), ` Each ${winner ? winner.title : 'winning'} share pays 1 ${sym}; the other outcomes' shares pay nothing.`]
+    : [h('b', {}, 'Cancelled.'), ' Every position was refunded its cost (fees are not refunded).'];
+  const own = h('span', { testid: 'market-payout' });
+  clear(el.result).append(h('p', {}, ...line), own);
+  loadPayout(own);
+}
+
+// A login or logout changes the wallet's own line.
+onAuthChange(({ providerId }) => {
+  if (state.market && el.result && providerId === state.market.provider.id) renderResult();
+});
+
+let payoutRequest = 0;
+/** The logged-in wallet's payout in this settled market, from its positions. */
+async function loadPayout(node) {
+  const m = state.market;
+  const pid = m.provider.id;
+  const request = ++payoutRequest;
+  if (!getAuth(pid)) return;
+  try {
+    const page = await withAuth(pid, (auth) =>
+      call('holdings', { token: auth.access_token, body: { filters: { market_id: m.id }, pagination: { page: 1, per_page: 100 } } }));
+    if (request !== payoutRequest || !page.data.length) return;
+    let owed = 0n;
+    let paid = 0n;
+    for (const p of page.data) {
+      if (p.status === 'won') owed += BigInt(p.current_value);
+      if (p.status === 'claimed' || p.status === 'refunded') paid += BigInt(p.claimed_amount ?? '0');
+    }
+    const d = m.token.decimals;
+    const sym = m.token.symbol;
+    node.textContent = owed > 0n
+      ? `Your payout: ${formatUnits(owed, d)} ${sym}, to claim in your portfolio.`
+      : paid > 0n ? `You received ${formatUnits(paid, d)} ${sym}.` : `Your payout: 0 ${sym}.`;
+  } catch {
+    // The result stands without the wallet's own line.
+  }
 }
 
 function renderOutcomes() {
@@ -218,10 +270,20 @@ function renderOutcomes() {
     const row = el.outcomes.querySelector(`[data-outcome-id="${CSS.escape(o.id)}"]`);
     row.querySelector('.o-title').textContent = o.title;
     row.querySelector('.o-sub').textContent = `${formatUnits(o.total_volume ?? '0', m.token.decimals, 2)} ${m.token.symbol} vol.`;
-    row.classList.toggle('winner', m.status === 'resolved' && m.winning_outcome_id === o.id);
+    const won = m.status === 'resolved' && m.winning_outcome_id === o.id;
+    row.classList.toggle('winner', won);
     row.querySelector('[data-testid="outcome-trade"]').hidden = m.status !== 'active';
     const price = row.querySelector('.outcome-price');
     setPriceEl(price, o.current_price);
+    // Settled, a share is worth its payout, not its last price.
+    price.classList.toggle('settled', m.status === 'resolved' || m.status === 'cancelled');
+    if (m.status === 'resolved') {
+      price.textContent = won ? `Won · 1 ${m.token.symbol}` : 'Lost · 0';
+      price.title = won ? `Each share pays 1 ${m.token.symbol}` : 'These shares pay nothing';
+    } else if (m.status === 'cancelled') {
+      price.textContent = 'Refunded';
+      price.title = 'Positions were refunded their cost';
+    }
   }
 }
 
@@ -230,7 +292,7 @@ function setPriceEl(node, price) {
   if (before === price) return;
   node.dataset.price = price;
   node.textContent = formatPercent(price);
-  node.title = formatCents(price, 2);
+  node.title = formatPercent(price, 4);
   if (before) flash(node, compareDecimal(price, before));
 }
 
@@ -254,7 +316,7 @@ function tradeRow(t, fresh) {
     h('td', {}, h('span', { class: `trade-side ${t.transaction_type}` }, t.transaction_type === 'buy' ? 'Buy' : 'Sell'), ' ', o ? o.title : '—'),
     h('td', { class: 'r' }, formatUnits(t.amount, d, 2)),
     h('td', { class: 'r hide-sm' }, formatUnits(t.shares, d, 2)),
-    h('td', { class: 'r' }, formatCents(t.price)),
+    h('td', { class: 'r' }, formatPercent(t.price)),
     h('td', { class: 'addr hide-sm', title: t.wallet_address }, shortAddress(t.wallet_address)));
 }
 

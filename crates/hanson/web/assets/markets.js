@@ -3,7 +3,7 @@ import { call, errorText } from './client.js';
 import { h, $, clear, debounce, statusBadge, relativeTime, outcomeColor } from './ui.js';
 import { formatPercent, formatUnits, parseDecimal } from './money.js';
 import { mountAccount } from './account.js';
-import { lastProvider } from './session.js';
+import { lastProvider, discoverProvider } from './session.js';
 
 const PER_PAGE = 24;
 const params = new URLSearchParams(location.search);
@@ -18,7 +18,7 @@ const els = {
   count: $('#result-count'),
   error: $('#markets-error'),
 };
-const state = { page: 1, totalPages: 0, request: 0, tokens: new Map(), categories: new Set(), firstProvider: null };
+const state = { page: 1, totalPages: 0, request: 0, tokens: new Map(), categories: new Set(), firstProvider: null, soleProvider: null };
 
 // The filters live in the URL, so a search can be shared and survives a reload.
 els.search.value = params.get('q') || '';
@@ -26,11 +26,16 @@ if (params.has('status')) els.status.value = params.get('status');
 els.category.value = params.get('category') || '';
 if (params.get('sort')) els.sort.value = params.get('sort');
 
-const providerId = () => params.get('provider_id') || lastProvider() || state.firstProvider;
-// Without a provider named or remembered, the first market listed names it: a connect-wallet
-// press before the list has arrived waits for it.
+const providerId = () => params.get('provider_id') || lastProvider() || state.soleProvider || state.firstProvider;
+// Without a provider named or remembered, the install's only provider names it (whatever the
+// filters show), else the first market listed: a connect-wallet press before either is known
+// waits for it.
 let firstLoaded;
 const account = mountAccount({ providerId, providerReady: new Promise((resolve) => (firstLoaded = resolve)) });
+const soleReady = params.get('provider_id') || lastProvider() ? Promise.resolve() : discoverProvider().then(({ id }) => {
+  state.soleProvider = id;
+  if (id) account.reload();
+});
 
 const tokensReady = call('list_tokens').then(
   (r) => {
@@ -89,7 +94,11 @@ async function load({ append = false } = {}) {
     }
     const total = result.pagination.total;
     els.count.textContent = `${total.toLocaleString()} market${total === 1 ? '' : 's'}`;
-    if (!total) els.list.append(h('p', { class: 'empty', testid: 'markets-empty' }, 'No markets match. Try another search or filter.'));
+    if (!total) {
+      const { providers } = await discoverProvider();
+      if (request !== state.request) return;
+      els.list.append(providers === 0 ? firstRun() : h('p', { class: 'empty', testid: 'markets-empty' }, 'No markets match. Try another search or filter.'));
+    }
     els.more.hidden = state.page >= state.totalPages;
   } catch (e) {
     if (request !== state.request) return;
@@ -110,6 +119,8 @@ function card(m) {
   });
   const shown = outcomes.slice(0, 3);
   const volume = decimals === null ? '—' : formatUnits(m.total_volume, decimals, 2);
+  // A settled market's last prices mean nothing any more: its page shows the result.
+  const settled = m.status === 'resolved' || m.status === 'cancelled';
   return h('a', { class: 'market-card', href: `/markets/${encodeURIComponent(m.id)}`, testid: 'market-card', dataset: { marketId: m.id } },
     h('div', { class: 'card-meta' }, statusBadge(m.status), m.category ? h('span', { class: 'chip' }, m.category) : null, h('span', {}, m.provider?.name || '')),
     h('h2', {}, m.question),
@@ -117,18 +128,31 @@ function card(m) {
       shown.map((o) => {
         const pct = Number(parseDecimal(o.current_price, 4)) / 100; // a bar width, not money
         const bar = h('span');
-        bar.style.width = `${Math.max(1, Math.min(100, pct))}%`;
+        bar.style.width = settled ? '0' : `${Math.max(1, Math.min(100, pct))}%`;
         bar.style.background = outcomeColor(m.outcomes.indexOf(o));
         return h('div', {},
           h('div', { class: 'card-outcome' },
             h('span', { class: 'title' }, o.title),
-            h('span', { class: 'price', testid: 'card-outcome-price', dataset: { outcomeId: o.id, price: o.current_price } }, formatPercent(o.current_price, 0))),
+            h('span', { class: 'price', testid: 'card-outcome-price', dataset: { outcomeId: o.id, price: o.current_price } }, settled ? '' : formatPercent(o.current_price, 0))),
           h('div', { class: 'bar', 'aria-hidden': 'true' }, bar));
       }),
       outcomes.length > 3 ? h('span', { class: 'muted' }, `+${outcomes.length - 3} more outcomes`) : null),
     h('div', { class: 'card-foot' },
       h('span', { testid: 'card-volume' }, `${volume} ${m.token?.symbol || ''} vol.`),
-      h('span', {}, m.status === 'active' ? `Closes ${relativeTime(m.closes_at)}` : `Closed ${relativeTime(m.closes_at)}`)));
+      h('span', {}, m.status === 'active' ? `Closes ${relativeTime(m.closes_at)}` : settled ? `${m.status === 'resolved' ? 'Resolved' : 'Cancelled'}: open for the result` : `Closed ${relativeTime(m.closes_at)}`)));
+}
+
+/** A server with no market at all: what its operator does next. */
+function firstRun() {
+  const code = (text) => h('code', {}, text);
+  return h('section', { class: 'card first-run', testid: 'markets-first-run', 'aria-labelledby': 'first-run-title' },
+    h('h2', { id: 'first-run-title' }, 'No markets yet'),
+    h('p', {}, 'This server is running, but nothing is listed. If you run it, open it for trading:'),
+    h('ol', {},
+      h('li', {}, 'Create a market provider, and keep the API key it prints: ', code('hanson provider create --name "Acme Games"')),
+      h('li', {}, 'Create the token markets trade in: ', code('hanson token create --symbol USDC --name "USD Coin" --decimals 18')),
+      h('li', {}, 'Open the ', h('a', { href: '/console' }, 'Console'), ' with that API key, deposit into the treasury, and create a market.')),
+    h('p', { class: 'muted' }, 'Each command takes the same --database-url as hanson serve. ', h('a', { href: '/docs' }, 'API reference')));
 }
 
 const reload = debounce(() => {
@@ -146,4 +170,4 @@ $('#filters').addEventListener('submit', (e) => {
 });
 els.more.addEventListener('click', () => load({ append: true }));
 
-load().finally(() => firstLoaded(providerId()));
+Promise.allSettled([load(), soleReady]).then(() => firstLoaded(providerId()));

@@ -39,15 +39,22 @@ function group(digits) {
   return digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
-/** Wei for display: thousands separators, at most `maxFraction` decimals, rounded toward zero
- *  (a balance is never shown larger than it is). Signed values keep their sign. */
+/** Wei as exact token units with thousands separators (a limit or an amount the API names). */
+export function formatExactUnits(wei, decimals) {
+  const [whole, frac] = fromWei(wei, decimals).split('.');
+  return group(whole) + (frac ? '.' + frac : '');
+}
+
+/** Wei for display: thousands separators, at most `maxFraction` decimals (fewer if the token
+ *  has fewer), rounded half away from zero. Signed values keep their sign; an amount too small
+ *  to show is "<0.0001", never 0. */
 export function formatUnits(wei, decimals, maxFraction = 4) {
   let v = BigInt(wei);
   const neg = v < 0n;
   if (neg) v = -v;
   const shown = Math.min(maxFraction, decimals);
   const cut = pow10(decimals - shown);
-  const t = v / cut;
+  const t = (v + cut / 2n) / cut;
   const unit = pow10(shown);
   const whole = t / unit;
   const frac = shown > 0 ? (t % unit).toString().padStart(shown, '0').replace(/0+$/, '') : '';
@@ -91,21 +98,25 @@ function scaledToFixed(v, scale, digits) {
   return neg && /[1-9]/.test(out) ? '-' + out : out;
 }
 
-/** A price (0..1 decimal string) as a percent: "0.61803" -> "61.8%". */
+/** A price (0..1 decimal string) as a percent: "0.61803" -> "61.8%". The app's one price
+ *  unit: a share paying 1 token costs this percent of a token. */
 export function formatPercent(price, digits = 1) {
   return scaledToFixed(parseDecimal(price) * 100n, PRICE_SCALE, digits) + '%';
 }
 
-/** A price as cents per share: "0.61803" -> "61.8¢". */
-export function formatCents(price, digits = 1) {
-  return scaledToFixed(parseDecimal(price) * 100n, PRICE_SCALE, digits) + '¢';
-}
 
 /** A signed ratio ("0.0123") as a signed percent: "+1.23%". */
 export function formatSignedPercent(ratio, digits = 2) {
   const v = parseDecimal(ratio) * 100n;
   const s = scaledToFixed(v, PRICE_SCALE, digits);
   return (v > 0n && /[1-9]/.test(s) ? '+' : '') + s + '%';
+}
+
+/** Fee percentages (JSON numbers of at most 4 decimals, or their strings) added exactly, as a
+ *  decimal string: 0.1 + 0.2 -> "0.3", never 0.30000000000000004. */
+export function addPercentages(...values) {
+  const sum = values.reduce((acc, v) => acc + parseDecimal(String(v ?? 0), 4), 0n);
+  return scaledToFixed(sum, 4, 4).replace(/\.?0+$/, '') || '0';
 }
 
 /** Compares two decimal strings: -1, 0 or 1. */
@@ -149,9 +160,11 @@ export function plusTolerance(amount, bps) {
   return ((BigInt(amount) * (10000n + bps)) / 10000n).toString();
 }
 
-/** A limit price as the API takes it ("0.65": above 0, below 1, at most 18 digits), or throws. */
+/** A limit price typed in percent ("65", "65.5") as the API takes it ("0.65", "0.655"):
+ *  above 0, below 100%, at most 16 decimals (18 once divided by 100); else throws. */
 export function parseLimitPrice(text) {
-  const t = String(text).trim();
-  if (!/^0\.[0-9]{1,18}$/.test(t) || !/[1-9]/.test(t)) throw new Error('Enter a limit price between 0 and 1, like 0.65.');
-  return t;
+  const t = String(text).trim().replace(/%$/, '').trim();
+  if (!/^[0-9]{1,2}(\.[0-9]{1,16})?$/.test(t) || !/[1-9]/.test(t)) throw new Error('Enter a limit price in percent, above 0 and below 100, like 65.');
+  const digits = parseDecimal(t, 16).toString().padStart(18, '0');
+  return ('0.' + digits).replace(/0+$/, '');
 }

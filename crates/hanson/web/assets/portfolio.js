@@ -1,28 +1,43 @@
 // Portfolio: the logged-in wallet's balance and positions, live over the WebSocket (user
 // channel for balances and positions, market subscriptions for the prices that value them).
 import { call, errorText, newIdempotencyKey } from './client.js';
-import { h, $, clear, notify, busy } from './ui.js';
-import { formatUnits, formatSignedUnits, formatCents, mulPrice } from './money.js';
+import { h, $, clear, notify, busy, debounce } from './ui.js';
+import { formatUnits, formatSignedUnits, formatPercent, mulPrice } from './money.js';
 import { mountAccount } from './account.js';
-import { getAuth, lastProvider, rememberProvider, withAuth, onAuthChange } from './session.js';
+import { getAuth, lastProvider, rememberProvider, withAuth, onAuthChange, discoverProvider } from './session.js';
 
 const params = new URLSearchParams(location.search);
-const providerId = params.get('provider_id') || lastProvider();
+// The provider named, else the last market's, else (found below) the install's only one.
+let providerId = params.get('provider_id') || lastProvider();
 if (params.get('provider_id')) rememberProvider(params.get('provider_id'));
 const root = $('#portfolio-root');
 const liveState = $('#live-state');
-const state = { balances: [], positions: new Map(), markets: new Map(), snapshot: false, loading: new Map() };
+// `fees`: market id -> the fees (wei, BigInt) this wallet paid on its trades there.
+const state = { balances: [], positions: new Map(), markets: new Map(), snapshot: false, loading: new Map(), fees: new Map() };
 const STATUS_LABEL = { active: 'Open', closed: 'Sold', won: 'Won', lost: 'Lost', claimed: 'Claimed', refunded: 'Refunded' };
 
-const account = mountAccount({ providerId: () => providerId, onUser, onMarket });
+let providers = null;
+const providerReady = providerId ? Promise.resolve(providerId) : discoverProvider().then((found) => {
+  providerId = found.id;
+  providers = found.providers;
+  return found.id;
+});
+const account = mountAccount({ providerId: () => providerId, providerReady, onUser, onMarket });
 const el = {};
 
 function layout() {
   clear(root);
+  if (!providerId && providers === 0) {
+    root.append(h('div', { class: 'card empty', testid: 'portfolio-no-markets' },
+      h('h2', {}, 'No markets yet'),
+      h('p', {}, 'Nothing can be traded on this server yet, so there is nothing to log in to.'),
+      h('a', { href: '/' }, 'See how to create a market')));
+    return;
+  }
   if (!providerId) {
     root.append(h('div', { class: 'card empty' },
-      h('h2', {}, 'No market provider yet'),
-      h('p', {}, 'A login belongs to the provider of the markets you trade. Open a market first, then come back here.'),
+      h('h2', {}, 'Which market provider?'),
+      h('p', {}, 'This server runs markets for several providers, and a login belongs to one of them. Open a market of the provider you trade with, then come back here.'),
       h('a', { href: '/' }, 'Browse markets')));
     return;
   }
@@ -38,23 +53,28 @@ function layout() {
   el.value = h('div', { class: 'value', testid: 'portfolio-value' }, '—');
   el.pnl = h('div', { class: 'value', testid: 'portfolio-pnl' }, '—');
   el.claimable = h('div', { class: 'value', testid: 'portfolio-claimable' }, '—');
+  el.fees = h('div', { class: 'value', testid: 'portfolio-fees' }, '—');
   el.rows = h('tbody', {});
   el.empty = h('p', { class: 'empty', testid: 'no-positions', hidden: true }, 'No positions yet. ', h('a', { href: '/' }, 'Find a market to trade.'));
   root.append(
     h('div', { class: 'summary' },
       h('div', { class: 'card' }, h('div', { class: 'label' }, 'Balance'), el.balance),
       h('div', { class: 'card' }, h('div', { class: 'label' }, 'Open positions value'), el.value),
-      h('div', { class: 'card' }, h('div', { class: 'label' }, 'Unrealized P&L'), el.pnl),
-      h('div', { class: 'card' }, h('div', { class: 'label' }, 'To claim'), el.claimable)),
+      h('div', { class: 'card' }, h('div', { class: 'label' }, 'Unrealized P&L'), el.pnl,
+        h('div', { class: 'label-note', testid: 'portfolio-pnl-note' }, 'Open positions: value now minus cost. Fees are not included.')),
+      h('div', { class: 'card' }, h('div', { class: 'label' }, 'To claim'), el.claimable),
+      h('div', { class: 'card' }, h('div', { class: 'label' }, 'Fees paid'), el.fees,
+        h('div', { class: 'label-note' }, 'On every trade of this wallet, bets and sells.'))),
     h('section', { class: 'card', 'aria-labelledby': 'positions-title' },
       h('h2', { id: 'positions-title' }, 'Positions'),
       h('div', { class: 'table-wrap' },
         h('table', { class: 'positions' },
           h('thead', {}, h('tr', {},
             h('th', {}, 'Market'), h('th', {}, 'Status'), h('th', { class: 'r' }, 'Shares'), h('th', { class: 'r hide-sm' }, 'Avg cost'),
-            h('th', { class: 'r' }, 'Value'), h('th', { class: 'r' }, 'P&L'), h('th', { class: 'r' }, h('span', { class: 'sr-only' }, 'Actions')))),
+            h('th', { class: 'r' }, 'Value'), h('th', { class: 'r', title: 'Value now minus cost, fees not included' }, 'P&L before fees'), h('th', { class: 'r' }, h('span', { class: 'sr-only' }, 'Actions')))),
           el.rows)),
       el.empty));
+  loadFees();
   // The socket's snapshot normally arrives at once; read the REST routes if it does not.
   state.snapshot = false;
   setTimeout(() => {
@@ -99,6 +119,7 @@ function onUser(msg) {
     }
     case 'position.updated':
       upsert(msg.data.position);
+      loadFeesSoon();
       break;
     case 'error':
       if (msg.code === 'session_ended' || msg.code === 'unauthenticated') liveState.dataset.state = 'reconnecting';
@@ -107,6 +128,26 @@ function onUser(msg) {
       break;
   }
 }
+
+/** Sums the fees of every trade this wallet made (public trade records), per market. */
+async function loadFees() {
+  const address = getAuth(providerId)?.wallet_address;
+  if (!address) return;
+  try {
+    const fees = new Map();
+    for (let page = 1; page <= 20; page++) {
+      const r = await call('trade_records', { body: { filters: { wallet_address: address }, pagination: { page, per_page: 100 } } });
+      for (const t of r.data) fees.set(t.market_id, (fees.get(t.market_id) || 0n) + BigInt(t.fee));
+      if (page >= r.pagination.total_pages) break;
+    }
+    state.fees = fees;
+    for (const id of fees.keys()) ensureMarket(id);
+    renderSummary();
+  } catch {
+    // Shown on the next trade or reload.
+  }
+}
+const loadFeesSoon = debounce(loadFees, 500);
 
 async function loadBalances() {
   try {
@@ -211,10 +252,10 @@ function renderRow(p) {
   clear(row).append(
     h('td', { class: 'pos-main' },
       h('a', { class: 'pos-market', href: `/markets/${encodeURIComponent(p.market_id)}` }, m ? m.question : 'Loading…'),
-      h('div', { class: 'pos-outcome' }, outcome ? outcome.title : '', p.status === 'active' && p.current_price ? ` · ${formatCents(p.current_price)}` : '')),
+      h('div', { class: 'pos-outcome' }, outcome ? outcome.title : '', p.status === 'active' && p.current_price ? ` · ${formatPercent(p.current_price)}` : '')),
     h('td', { 'data-label': 'Status' }, h('span', { class: `badge badge-pos-${p.status}` }, STATUS_LABEL[p.status] || p.status)),
     h('td', { class: 'r', testid: 'position-shares', 'data-label': 'Shares' }, units(p.shares)),
-    h('td', { class: 'r hide-sm', testid: 'position-average-cost', 'data-label': 'Avg cost' }, p.average_cost ? formatCents(p.average_cost) : '—'),
+    h('td', { class: 'r hide-sm', testid: 'position-average-cost', 'data-label': 'Avg cost' }, p.average_cost ? formatPercent(p.average_cost) : '—'),
     h('td', { class: 'r', testid: 'position-value', 'data-label': 'Value' }, d === null ? '…' : `${units(p.current_value)} ${sym}`),
     h('td', { class: `r ${pnl > 0n ? 'up' : pnl < 0n ? 'down' : ''}`, testid: 'position-pnl', 'data-label': 'P&L' }, d === null ? '…' : formatSignedUnits(p.unrealized_pnl || '0', d)),
     h('td', { class: 'r pos-action' }, claim));
@@ -244,7 +285,7 @@ function renderSummary() {
   if (!el.balance) return;
   const tokens = new Map();
   const add = (m, key, wei) => {
-    const t = tokens.get(m.token.id) || { token: m.token, value: 0n, pnl: 0n, claim: 0n };
+    const t = tokens.get(m.token.id) || { token: m.token, value: 0n, pnl: 0n, claim: 0n, fees: 0n };
     t[key] += BigInt(wei);
     tokens.set(m.token.id, t);
   };
@@ -257,6 +298,10 @@ function renderSummary() {
     }
     if (p.is_claimable) add(m, 'claim', p.current_value || '0');
   }
+  for (const [marketId, fee] of state.fees) {
+    const m = state.markets.get(marketId);
+    if (m) add(m, 'fees', fee);
+  }
   clear(el.balance).append(...(state.balances.length
     ? state.balances.map((b, i) => h('div', { dataset: { tokenId: b.token_id, balance: b.balance } }, i ? '' : '', formatUnits(b.balance, b.decimals), ' ', h('span', { class: 'muted' }, b.symbol)))
     : ['0']));
@@ -267,6 +312,7 @@ function renderSummary() {
   clear(el.value).append(...show('value', false));
   clear(el.pnl).append(...show('pnl', true));
   clear(el.claimable).append(...show('claim', false));
+  clear(el.fees).append(...show('fees', false));
 }
 
 onAuthChange(({ providerId: changed }) => {
@@ -279,4 +325,7 @@ onAuthChange(({ providerId: changed }) => {
   }
 });
 
-layout();
+providerReady.then(() => {
+  layout();
+  account.reload();
+});

@@ -24,6 +24,22 @@ export function lastProvider() {
   return localStorage.getItem(LAST_PROVIDER);
 }
 
+let soleProvider = null;
+
+/** `{id, providers}`: how many providers the markets listed have, and their id when they all
+ *  have the same one (a one-provider install), else null: a page that names no market can
+ *  then still log in. Asked once. */
+export function discoverProvider() {
+  soleProvider ??= call('search_markets', { body: { pagination: { page: 1, per_page: 100 } } }).then(
+    (r) => {
+      const ids = [...new Set((r.data || []).map((m) => m.provider && m.provider.id).filter(Boolean))];
+      return { id: ids.length === 1 ? ids[0] : null, providers: ids.length };
+    },
+    () => ({ id: null, providers: 0 }),
+  );
+  return soleProvider;
+}
+
 /** The stored login of a provider: {provider_id, access_token, refresh_token, session_id,
  *  expires_at (ms), wallet_address, wallet_id}, or null. */
 export function getAuth(providerId) {
@@ -73,7 +89,7 @@ export async function login(providerId) {
   if (!eth || typeof eth.request !== 'function') {
     throw new Error('No browser wallet found. Install a wallet extension (such as MetaMask) and reload the page.');
   }
-  if (!providerId) throw new Error('Open a market first: a login belongs to the market provider.');
+  if (!providerId) throw new Error('Open a market first: a login belongs to the provider of the markets you trade, and this server has several.');
   let accounts;
   try {
     accounts = await eth.request({ method: 'eth_requestAccounts' });

@@ -7,7 +7,7 @@
 import { call, errorText, newIdempotencyKey, ApiError } from './client.js';
 import { h, clear, debounce } from './ui.js';
 import {
-  toWei, fromWei, formatUnits, formatCents, formatPercent, formatSignedPercent, parseTolerance, lessTolerance, plusTolerance, parseLimitPrice,
+  toWei, fromWei, formatUnits, formatPercent, formatSignedPercent, parseTolerance, lessTolerance, plusTolerance, parseLimitPrice,
 } from './money.js';
 import { getAuth, withAuth } from './session.js';
 
@@ -45,13 +45,15 @@ export function mountTicket(root, ctx) {
     id: 'ticket-limit', testid: 'ticket-limit', type: 'text', inputmode: 'decimal', autocomplete: 'off', placeholder: 'none',
     spellcheck: 'false', 'aria-describedby': 'ticket-error', oninput: () => changed(),
   });
-  const limitLabel = h('label', { for: 'ticket-limit' }, 'Limit price (0 to 1, optional)');
-  const limitField = h('div', { class: 'field' }, limitLabel, limitInput);
+  const limitLabel = h('label', { for: 'ticket-limit' }, 'Limit price (%, optional)');
+  const limitField = h('div', { class: 'field' }, limitLabel,
+    h('div', { class: 'input-unit' }, limitInput, h('span', { class: 'unit', 'aria-hidden': 'true' }, '%')));
   const unit = h('span', { class: 'unit', 'aria-hidden': 'true' });
   const amountLabel = h('label', { for: 'ticket-amount' });
   const error = h('p', { id: 'ticket-error', class: 'ticket-error', testid: 'ticket-error', role: 'alert', hidden: true });
   const holding = h('div', { class: 'holding-line', testid: 'ticket-holding', hidden: true });
   const preview = h('div', { class: 'preview', testid: 'ticket-preview', 'aria-live': 'polite', dataset: { state: 'empty' } });
+  const warning = h('p', { class: 'ticket-warning', testid: 'ticket-warning', role: 'status', hidden: true });
   const buyButton = h('button', { type: 'button', class: 'btn btn-buy', testid: 'ticket-buy', onclick: () => submit('buy') }, 'Buy');
   const sellButton = h('button', { type: 'button', class: 'btn btn-outline-sell', testid: 'ticket-sell', onclick: () => submit('sell') }, 'Sell');
   const result = h('p', { class: 'ticket-result', testid: 'ticket-result', role: 'status' });
@@ -71,6 +73,7 @@ export function mountTicket(root, ctx) {
         h('div', { class: 'input-unit' }, slippageInput, h('span', { class: 'unit', 'aria-hidden': 'true' }, '%'))),
       limitField),
     holding,
+    warning,
     preview,
     h('div', { class: 'ticket-buttons' }, buyButton, sellButton));
   clear(root).append(
@@ -114,7 +117,7 @@ export function mountTicket(root, ctx) {
     }
     // A limit is a bet's highest price after it, or a sale's lowest; a sale by target has none.
     limitField.hidden = sell && state.mode !== 'shares';
-    limitLabel.textContent = sell ? 'Lowest price (0 to 1, optional)' : 'Limit price (0 to 1, optional)';
+    limitLabel.textContent = sell ? 'Lowest price (%, optional)' : 'Limit price (%, optional)';
     const o = selectedOutcome();
     const title = o ? o.title : '';
     buyButton.textContent = `Buy ${title}`;
@@ -210,10 +213,30 @@ export function mountTicket(root, ctx) {
     clear(preview).append(h('span', { class: 'muted' }, text));
   }
 
+  /** What the logged-in wallet lacks for `body`: a bet over its balance, a sale of more shares
+   *  than it holds (the preview itself knows no wallet). */
+  function shortfall(side, body) {
+    const d = token().decimals;
+    if (side === 'buy') {
+      const b = ctx.account.state.balances.find((x) => x.token_id === token().id);
+      if (!getAuth(m().provider.id) || !b || BigInt(body.amount) <= BigInt(b.balance)) return '';
+      return `This is more than your balance of ${formatUnits(b.balance, d)} ${token().symbol}.`;
+    }
+    if (body.shares_amount === undefined || !getAuth(m().provider.id)) return '';
+    const held = state.holdings.get(body.outcome_id) || '0';
+    return BigInt(body.shares_amount) > BigInt(held) ? `You hold ${formatUnits(held, d)} of these shares, fewer than that.` : '';
+  }
+
+  function showWarning(text) {
+    warning.textContent = text;
+    warning.hidden = !text;
+  }
+
   async function runPreview() {
     const id = ++state.previewId;
     if (state.abort) state.abort.abort();
     showError('');
+    showWarning('');
     if (!amountInput.value.trim()) {
       previewEmpty(state.side === 'buy' ? 'Enter an amount to see shares, price and fee.' : 'Enter shares or proceeds to see what you get.');
       return;
@@ -225,6 +248,7 @@ export function mountTicket(root, ctx) {
       preview.dataset.state = 'error';
       return;
     }
+    showWarning(shortfall(side, body));
     const abort = new AbortController();
     state.abort = abort;
     state.quote = null;
@@ -238,7 +262,7 @@ export function mountTicket(root, ctx) {
       if (e.name === 'AbortError' || id !== state.previewId) return;
       previewEmpty('No preview.');
       preview.dataset.state = 'error';
-      showError(errorText(e));
+      showError(errorText(e, token()));
     } finally {
       if (id === state.previewId) preview.removeAttribute('aria-busy');
     }
@@ -253,7 +277,7 @@ export function mountTicket(root, ctx) {
     const dl = side === 'buy'
       ? h('dl', {},
         row('Shares', formatUnits(p.estimated_shares, d)),
-        row('Average price', formatCents(p.average_price)),
+        row('Average price', formatPercent(p.average_price)),
         row('Fee', `${formatUnits(p.estimated_fee, d)} ${sym}`),
         row('Price impact', formatSignedPercent(p.price_impact), impactCls),
         row('New price', formatPercent(p.new_outcome_price)),
@@ -264,7 +288,7 @@ export function mountTicket(root, ctx) {
         row('Proceeds', `${formatUnits(p.estimated_proceeds, d)} ${sym}`),
         row('Fee', `${formatUnits(p.estimated_fee, d)} ${sym}`),
         row('You receive', `${formatUnits(p.estimated_net_proceeds, d)} ${sym}`),
-        row('Average price', formatCents(p.average_price)),
+        row('Average price', formatPercent(p.average_price)),
         row('Price impact', formatSignedPercent(p.price_impact), impactCls),
         p.unfilled_shares !== '0' ? row('Unsold below the limit', `${formatUnits(p.unfilled_shares, d)} shares`) : []);
     preview.dataset.state = 'ready';
@@ -347,13 +371,13 @@ export function mountTicket(root, ctx) {
     } catch (e) {
       if (e instanceof ApiError && e.code === 'price_moved') {
         // Beyond the tolerance: nothing traded. Show the new quote and ask again.
-        const now = e.problem.current_price ? ` (now ${formatCents(e.problem.current_price)})` : '';
+        const now = e.problem.current_price ? ` (now ${formatPercent(e.problem.current_price)})` : '';
         await runPreview();
         showError(`The price moved${now} beyond your tolerance; nothing was traded. Check the new quote and confirm again.`);
         result.className = 'ticket-result';
         result.dataset.state = 'requote';
       } else {
-        showError(e instanceof ApiError || e instanceof Error ? errorText(e) : String(e));
+        showError(e instanceof ApiError || e instanceof Error ? errorText(e, token()) : String(e));
       }
     } finally {
       state.busy = false;
