@@ -5,6 +5,7 @@ pub(crate) mod auth;
 pub(crate) mod extract;
 pub(crate) mod forward;
 pub(crate) mod idempotent;
+pub(crate) mod market_data;
 pub(crate) mod middleware;
 pub(crate) mod openapi;
 pub(crate) mod problem;
@@ -50,6 +51,7 @@ pub(crate) fn routes() -> OpenApiRouter<AppState> {
 fn routes_forwarding(forward: Option<Arc<TradeRoute>>) -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(openapi::base())
         .merge(public::router())
+        .merge(market_data::router())
         .merge(provider::router())
         .merge(auth::router())
         .merge(trading::router(forward))
