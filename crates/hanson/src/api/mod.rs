@@ -17,6 +17,7 @@ pub(crate) mod request_meta;
 pub(crate) mod state;
 pub(crate) mod streams;
 pub(crate) mod strict;
+pub(crate) mod ticker;
 pub(crate) mod trading;
 pub(crate) mod web;
 pub(crate) mod webhooks;
@@ -56,6 +57,7 @@ fn routes_forwarding(forward: Option<Arc<TradeRoute>>) -> OpenApiRouter<AppState
         .merge(auth::router())
         .merge(trading::router(forward))
         .merge(streams::router())
+        .merge(ticker::router())
         .merge(webhooks::router())
         .routes(routes!(healthz))
         .routes(routes!(readyz))

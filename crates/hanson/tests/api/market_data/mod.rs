@@ -2,3 +2,4 @@
 //! computed here from the trades the test made.
 
 mod candles;
+mod ticker;
