@@ -350,6 +350,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/markets/{market_id}/candles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Candles: open, high, low, close, volume and trade count per outcome per bucket, empty buckets filled. */
+        get: operations["market_candles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/markets/{market_id}/events": {
         parameters: {
             query?: never;
@@ -387,6 +404,31 @@ export interface paths {
         put?: never;
         /** Sell shares by shares_amount, or the fewest shares whose net proceeds reach target_proceeds. */
         post: operations["sell"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/markets/{market_id}/ticker": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A market's ticker, live (Server-Sent Events).
+         * @description `event: ticker`, `id: <seq>`, data `{market_id, seq, status, trading_paused, prices,
+         *     total_volume, total_pool, trades, trades_omitted}`: the state now first, then at most one
+         *     every ticker interval (250 ms by default), only after a change, never skipping the last
+         *     state. `trades` lists up to the 10 latest trades since the previous tick (oldest first);
+         *     `trades_omitted` counts the older ones. A watcher that reads slowly skips to the latest
+         *     tick. `: ping` comments keep the connection alive.
+         */
+        get: operations["market_ticker"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -797,7 +839,8 @@ export interface paths {
          * Many subscriptions on one connection (WebSocket).
          * @description Client messages: `{"op":"subscribe","market_id":ID,"after_seq":N?}`,
          *     `{"op":"unsubscribe","market_id":ID}`, `{"op":"auth","access_token":T}`, then
-         *     `{"op":"subscribe","channel":"user"}`. The server sends the SSE streams' envelopes and
+         *     `{"op":"subscribe","channel":"user"}`; `{"op":"subscribe","market_id":ID,"channel":"ticker"}`
+         *     follows a market's ticker (`ticker` messages). The server sends the SSE streams' envelopes and
          *     snapshots as JSON messages, acknowledgements, `{"type":"error","code","detail"}` for a bad
          *     message (the connection stays open) and `{"type":"ping"}`. See `/v1/asyncapi.json`.
          */
@@ -1165,6 +1208,33 @@ export interface components {
             total_refund_amount: components["schemas"]["Wei"];
             user_refunds: components["schemas"]["UserRefund"][];
         };
+        /** @description One bucket of an outcome's prices. */
+        Candle: {
+            /** @description The last price at or before the bucket's end. */
+            close: string;
+            /** @description The highest of `open` and every price in the bucket. */
+            high: string;
+            /** @description The lowest of `open` and every price in the bucket. */
+            low: string;
+            /** @description The last price before the bucket (in the bucket where the series starts, its first price). */
+            open: string;
+            /** @description The bucket's start: a UTC multiple of the interval since the epoch. */
+            start: components["schemas"]["Timestamp"];
+            /**
+             * Format: int64
+             * @description How many of the outcome's own trades the bucket holds.
+             */
+            trades: number;
+            /** @description The `amount` of the outcome's own trades in the bucket, summed. */
+            volume: components["schemas"]["Wei"];
+        };
+        Candles: {
+            /** @description The interval asked for. */
+            interval: string;
+            market_id: string;
+            /** @description Every outcome of the market in outcome order, or the one named. */
+            outcomes: components["schemas"]["OutcomeCandles"][];
+        };
         ClaimInput: {
             /** @description The access token's session. */
             session_id: string;
@@ -1469,6 +1539,14 @@ export interface components {
             provider_id: string;
             /** @description EVM address (0x + 40 hex, EIP-55 checked when mixed-case) or alt account address (0x + 16 hex). */
             wallet_address: string;
+        };
+        OutcomeCandles: {
+            /**
+             * @description Every bucket from the first (the one holding `start`, or the outcome's first price if
+             *     later) to the one holding `end` (or now), ascending, none skipped.
+             */
+            candles: components["schemas"]["Candle"][];
+            outcome_id: string;
         };
         OutcomeChanged: {
             message: string;
@@ -2810,6 +2888,45 @@ export interface operations {
             503: components["responses"]["E503"];
         };
     };
+    market_candles: {
+        parameters: {
+            query?: {
+                /** @description Bucket width (required). */
+                interval?: string;
+                /** @description RFC 3339; default `end` minus 100 intervals. */
+                start?: components["schemas"]["Timestamp"];
+                /** @description RFC 3339; default now. */
+                end?: components["schemas"]["Timestamp"];
+                /** @description Only this outcome's candles. */
+                outcome_id?: string;
+            };
+            header?: never;
+            path: {
+                market_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Each outcome's candles */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Candles"];
+                };
+            };
+            400: components["responses"]["E400"];
+            404: components["responses"]["E404"];
+            414: components["responses"]["E414"];
+            422: components["responses"]["E422"];
+            429: components["responses"]["E429"];
+            431: components["responses"]["E431"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
     market_events: {
         parameters: {
             query?: {
@@ -2886,6 +3003,35 @@ export interface operations {
             414: components["responses"]["E414"];
             415: components["responses"]["E415"];
             422: components["responses"]["E422"];
+            429: components["responses"]["E429"];
+            431: components["responses"]["E431"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    market_ticker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                market_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ticker */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ServerSentEvent"];
+                };
+            };
+            400: components["responses"]["E400"];
+            404: components["responses"]["E404"];
+            414: components["responses"]["E414"];
             429: components["responses"]["E429"];
             431: components["responses"]["E431"];
             500: components["responses"]["E500"];

@@ -10,6 +10,8 @@ from .bet_preview_input import BetPreviewInput
 from .bet_receipt import BetReceipt
 from .cancel_input import CancelInput
 from .cancellation import Cancellation
+from .candle import Candle
+from .candles import Candles
 from .claim_input import ClaimInput
 from .claim_receipt import ClaimReceipt
 from .claim_status import ClaimStatus
@@ -41,6 +43,7 @@ from .metadata import Metadata
 from .nonce_grant import NonceGrant
 from .nonce_input import NonceInput
 from .openapi_document_response_200 import OpenapiDocumentResponse200
+from .outcome_candles import OutcomeCandles
 from .outcome_changed import OutcomeChanged
 from .outcome_detail import OutcomeDetail
 from .outcome_input import OutcomeInput
@@ -117,6 +120,8 @@ __all__ = (
     "BetReceipt",
     "CancelInput",
     "Cancellation",
+    "Candle",
+    "Candles",
     "ClaimInput",
     "ClaimReceipt",
     "ClaimStatus",
@@ -148,6 +153,7 @@ __all__ = (
     "NonceGrant",
     "NonceInput",
     "OpenapiDocumentResponse200",
+    "OutcomeCandles",
     "OutcomeChanged",
     "OutcomeDetail",
     "OutcomeInput",

@@ -86,7 +86,8 @@ def sync_detailed(
 
      Client messages: `{"op":"subscribe","market_id":ID,"after_seq":N?}`,
     `{"op":"unsubscribe","market_id":ID}`, `{"op":"auth","access_token":T}`, then
-    `{"op":"subscribe","channel":"user"}`. The server sends the SSE streams' envelopes and
+    `{"op":"subscribe","channel":"user"}`; `{"op":"subscribe","market_id":ID,"channel":"ticker"}`
+    follows a market's ticker (`ticker` messages). The server sends the SSE streams' envelopes and
     snapshots as JSON messages, acknowledgements, `{"type":"error","code","detail"}` for a bad
     message (the connection stays open) and `{"type":"ping"}`. See `/v1/asyncapi.json`.
 
@@ -115,7 +116,8 @@ def sync(
 
      Client messages: `{"op":"subscribe","market_id":ID,"after_seq":N?}`,
     `{"op":"unsubscribe","market_id":ID}`, `{"op":"auth","access_token":T}`, then
-    `{"op":"subscribe","channel":"user"}`. The server sends the SSE streams' envelopes and
+    `{"op":"subscribe","channel":"user"}`; `{"op":"subscribe","market_id":ID,"channel":"ticker"}`
+    follows a market's ticker (`ticker` messages). The server sends the SSE streams' envelopes and
     snapshots as JSON messages, acknowledgements, `{"type":"error","code","detail"}` for a bad
     message (the connection stays open) and `{"type":"ping"}`. See `/v1/asyncapi.json`.
 
@@ -140,7 +142,8 @@ async def asyncio_detailed(
 
      Client messages: `{"op":"subscribe","market_id":ID,"after_seq":N?}`,
     `{"op":"unsubscribe","market_id":ID}`, `{"op":"auth","access_token":T}`, then
-    `{"op":"subscribe","channel":"user"}`. The server sends the SSE streams' envelopes and
+    `{"op":"subscribe","channel":"user"}`; `{"op":"subscribe","market_id":ID,"channel":"ticker"}`
+    follows a market's ticker (`ticker` messages). The server sends the SSE streams' envelopes and
     snapshots as JSON messages, acknowledgements, `{"type":"error","code","detail"}` for a bad
     message (the connection stays open) and `{"type":"ping"}`. See `/v1/asyncapi.json`.
 
@@ -167,7 +170,8 @@ async def asyncio(
 
      Client messages: `{"op":"subscribe","market_id":ID,"after_seq":N?}`,
     `{"op":"unsubscribe","market_id":ID}`, `{"op":"auth","access_token":T}`, then
-    `{"op":"subscribe","channel":"user"}`. The server sends the SSE streams' envelopes and
+    `{"op":"subscribe","channel":"user"}`; `{"op":"subscribe","market_id":ID,"channel":"ticker"}`
+    follows a market's ticker (`ticker` messages). The server sends the SSE streams' envelopes and
     snapshots as JSON messages, acknowledgements, `{"type":"error","code","detail"}` for a bad
     message (the connection stays open) and `{"type":"ping"}`. See `/v1/asyncapi.json`.
 
