@@ -10,7 +10,7 @@ wallet login with refresh (``Session``), resumable event streams (``market_event
 from .errors import HansonError, unwrap
 from .generated import AuthenticatedClient, Client
 from .session import Session, Signer
-from .streams import Event, Subscription, ends_market_stream, market_events, subscribe, ticker_events, user_events
+from .streams import Event, Subscription, ends_market_stream, market_events, settled_tick, subscribe, ticker_events, user_events
 from .webhooks import WebhookVerificationError, verify_webhook
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "Subscription",
     "WebhookVerificationError",
     "ends_market_stream",
+    "settled_tick",
     "market_events",
     "subscribe",
     "ticker_events",

@@ -162,9 +162,17 @@ def user_events(base_url: str, session: Session, **options: Any) -> Subscription
 
 def ticker_events(base_url: str, market_id: str, **options: Any) -> Subscription:
     """A market's ticker (``GET /v1/markets/{market_id}/ticker``, on services that offer it):
-    its first event is the state now, so a reconnection needs no resume point."""
+    its first event is the state now, so a reconnection needs no resume point. It ends after a
+    tick of a resolved or cancelled market (``settled_tick``)."""
     options.setdefault("resume", False)
+    options.setdefault("is_last", settled_tick)
     return Subscription(base_url, f"/v1/markets/{quote(market_id, safe='')}/ticker", **options)
+
+
+def settled_tick(event: Event) -> bool:
+    """A tick of a resolved or cancelled market. A resolution still in its dispute window may
+    change: subscribe again to follow it."""
+    return event.type == "ticker" and isinstance(event.data, dict) and event.data.get("status") in ("resolved", "cancelled")
 
 
 def ends_market_stream(event: Event) -> bool:

@@ -14,7 +14,7 @@ import httpx
 import pytest
 from conftest import ONE, USER_ADDRESS, Server, sign, start_server
 
-from hanson_client import AuthenticatedClient, HansonError, Session, market_events, subscribe, unwrap, user_events
+from hanson_client import AuthenticatedClient, HansonError, Session, market_events, subscribe, ticker_events, unwrap, user_events
 from hanson_client.generated.api.auth import profile
 from hanson_client.generated.api.money import treasury_deposit, wallet_deposit
 from hanson_client.generated.api.provider import create_market, resolve
@@ -119,6 +119,30 @@ def test_without_a_resume_point_the_market_stream_starts_with_a_snapshot(world):
         first = next(stream)
     assert first.type == "snapshot" and first.id == "1"
     assert first.data["seq"] == 1 and first.data["market"]["id"] == market_id
+
+
+def test_the_ticker_the_state_now_then_a_tick_listing_the_trade_then_the_settled_state_that_ends_it(world):
+    server, provider, token_id, ops = world
+    market_id, yes = new_market(ops, token_id)
+    session = Session.login(server.base, provider["provider_id"], USER_ADDRESS, sign)
+    user = session.client()
+    ticks = []
+    with ticker_events(server.base, market_id) as stream:
+        first = next(stream)
+        ticks.append(first)
+        assert first.type == "ticker" and first.data["market_id"] == market_id and first.data["status"] == "active"
+        assert [p["price"] for p in first.data["prices"]] == ["0.500000000000000000", "0.500000000000000000"]
+        bet = unwrap(place_bet.sync_detailed(market_id, client=user, body=BetInput(session_id=session.session_id, outcome_id=yes, amount=str(ONE))))
+        for tick in stream:
+            ticks.append(tick)
+            if any(t["id"] == bet.bet_id for t in tick.data["trades"]):
+                break
+        unwrap(resolve.sync_detailed(market_id, client=ops, body=ResolveInput(winning_outcome_id=yes, resolver_wallet_id="ops")))
+        ticks.extend(stream)
+    last = ticks[-1]
+    assert last.data["status"] == "resolved"
+    assert last.data["total_volume"] == str(ONE)
+    assert int(last.id) == last.data["seq"]
 
 
 def test_the_user_stream_a_snapshot_then_the_wallets_own_changes(world):

@@ -12,6 +12,7 @@ export { Session, type LoginOptions, type Signer, type TokenGrant } from './sess
 export {
   endsMarketStream,
   marketEvents,
+  settledTick,
   subscribe,
   tickerEvents,
   userEvents,

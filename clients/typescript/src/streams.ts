@@ -151,7 +151,13 @@ export function userEvents(baseUrl: string, session: Session, onEvent: EventHand
 /** A market's ticker (`GET /v1/markets/{market_id}/ticker`, on services that offer it): its
  *  first event is the state now, so a reconnection needs no resume point. */
 export function tickerEvents(baseUrl: string, marketId: string, onEvent: EventHandler, options: SubscribeOptions = {}): Subscription {
-  return subscribe(baseUrl, `/v1/markets/${encodeURIComponent(marketId)}/ticker`, onEvent, { resume: false, ...options });
+  return subscribe(baseUrl, `/v1/markets/${encodeURIComponent(marketId)}/ticker`, onEvent, { resume: false, isLast: settledTick, ...options });
+}
+
+/** A tick of a resolved or cancelled market: the ticker helper ends after it (a resolution
+ *  still in its dispute window may change; subscribe again to follow it). */
+export function settledTick(event: StreamEvent): boolean {
+  return event.type === 'ticker' && (event.data?.status === 'resolved' || event.data?.status === 'cancelled');
 }
 
 /** A market's last event: its cancellation, its finalization, or a resolution that is final at

@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createHansonClient, HansonError, marketEvents, Session, subscribe, unwrap, userEvents, type HansonClient, type StreamEvent } from '../src/index.js';
+import { createHansonClient, HansonError, marketEvents, Session, subscribe, tickerEvents, unwrap, userEvents, type HansonClient, type StreamEvent } from '../src/index.js';
 import { readEvents } from '../src/sse.js';
 import { ONE, startServer, testWallet, USER_ADDRESS, USER_KEY, type Server } from './support.js';
 
@@ -125,6 +125,44 @@ test('without a resume point the market stream starts with a snapshot; close() e
   assert.equal(events[0].id, '1');
   assert.deepEqual(events[0].data.seq, 1);
   assert.equal(events[0].data.market.id, marketId);
+});
+
+test('the ticker: the state now, then a tick listing the trade, then the settled state that ends it', async () => {
+  const { marketId, yes } = await newMarket();
+  const { session, user } = await loggedIn();
+  unwrap(await ops.POST('/v1/providers/wallets/deposits', { body: { wallet_address: USER_ADDRESS, token_id: tokenId, amount: String(10n * ONE), reference: `t-${marketId}` } }));
+  const ticks: StreamEvent[] = [];
+  let joined!: () => void;
+  const first = new Promise<void>((done) => (joined = done));
+  let traded!: () => void;
+  const sawTrade = new Promise<void>((done) => (traded = done));
+  let betId = '';
+  const ticker = tickerEvents(server.base, marketId, (e) => {
+    ticks.push(e);
+    joined();
+    if (e.data.trades.some((t: { id: string }) => t.id === betId)) traded();
+  });
+  await first;
+  assert.equal(ticks[0].type, 'ticker');
+  assert.equal(ticks[0].data.market_id, marketId);
+  assert.equal(ticks[0].data.status, 'active');
+  assert.deepEqual(ticks[0].data.prices.map((p: { price: string }) => p.price), ['0.500000000000000000', '0.500000000000000000']);
+  const bet = unwrap(await user.POST('/v1/markets/{market_id}/bet', {
+    params: { path: { market_id: marketId } },
+    body: { session_id: session.sessionId, outcome_id: yes, amount: String(ONE) },
+  }));
+  betId = bet.bet_id;
+  if (ticks.some((e) => e.data.trades.some((t: { id: string }) => t.id === betId))) traded();
+  await sawTrade;
+  unwrap(await ops.POST('/v1/providers/markets/{market_id}/resolve', {
+    params: { path: { market_id: marketId } },
+    body: { winning_outcome_id: yes, resolver_wallet_id: 'ops' },
+  }));
+  await ticker.done;
+  const last = ticks[ticks.length - 1];
+  assert.equal(last.data.status, 'resolved');
+  assert.equal(last.data.total_volume, String(ONE));
+  assert.equal(Number(last.id), last.data.seq);
 });
 
 test('the user stream: a snapshot, then the wallet\'s own changes', async () => {
