@@ -3284,6 +3284,7 @@ export interface operations {
             404: components["responses"]["E404"];
             409: components["responses"]["E409"];
             414: components["responses"]["E414"];
+            422: components["responses"]["E422"];
             429: components["responses"]["E429"];
             431: components["responses"]["E431"];
             500: components["responses"]["E500"];

@@ -143,6 +143,9 @@ struct ServeArgs {
     /// Most event streams open at once from one client IP.
     #[arg(long, env = "HANSON_MAX_STREAMS_PER_IP", default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     max_streams_per_ip: u32,
+    /// Milliseconds between a market's ticker events at the most (they follow changes only).
+    #[arg(long, env = "HANSON_TICKER_INTERVAL_MS", default_value_t = 250, value_parser = clap::value_parser!(u64).range(1..=60_000))]
+    ticker_interval_ms: u64,
     /// Seconds between keep-alive pings on idle event streams.
     #[arg(long, env = "HANSON_STREAM_PING_SECS", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=3_600))]
     stream_ping_secs: u64,
@@ -357,6 +360,7 @@ async fn run(command: Command) -> Result<()> {
                     max_streams: args.max_streams as usize,
                     max_streams_per_ip: args.max_streams_per_ip as usize,
                     lag_limit: args.stream_lag_limit,
+                    ticker_interval: std::time::Duration::from_millis(args.ticker_interval_ms),
                 },
                 web_dir: args.web_dir,
                 advertise_url: args.advertise_url,

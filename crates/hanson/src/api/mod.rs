@@ -5,6 +5,7 @@ pub(crate) mod auth;
 pub(crate) mod extract;
 pub(crate) mod forward;
 pub(crate) mod idempotent;
+pub(crate) mod market_data;
 pub(crate) mod middleware;
 pub(crate) mod openapi;
 pub(crate) mod problem;
@@ -16,6 +17,7 @@ pub(crate) mod request_meta;
 pub(crate) mod state;
 pub(crate) mod streams;
 pub(crate) mod strict;
+pub(crate) mod ticker;
 pub(crate) mod trading;
 pub(crate) mod web;
 pub(crate) mod webhooks;
@@ -50,10 +52,12 @@ pub(crate) fn routes() -> OpenApiRouter<AppState> {
 fn routes_forwarding(forward: Option<Arc<TradeRoute>>) -> OpenApiRouter<AppState> {
     OpenApiRouter::with_openapi(openapi::base())
         .merge(public::router())
+        .merge(market_data::router())
         .merge(provider::router())
         .merge(auth::router())
         .merge(trading::router(forward))
         .merge(streams::router())
+        .merge(ticker::router())
         .merge(webhooks::router())
         .routes(routes!(healthz))
         .routes(routes!(readyz))

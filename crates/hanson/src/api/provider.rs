@@ -150,7 +150,7 @@ async fn pause_market(
 /// market_settled. Each change is a market.updated event.
 #[utoipa::path(post, path = "/v1/providers/markets/{market_id}/resume", tag = "Provider", security(("providerKey" = [])),
     operation_id = "resume_market", params(("market_id" = String, Path), IdempotencyKey),
-    responses((status = 200, description = "The market detail, trading", body = MarketDetail), E401, E404, E409))]
+    responses((status = 200, description = "The market detail, trading", body = MarketDetail), E401, E404, E409, E422))]
 async fn resume_market(
     State(app): State<AppState>,
     ProviderAuth(provider): ProviderAuth,

@@ -107,6 +107,8 @@ pub(crate) struct Shared {
     pub(crate) search_cache: Arc<crate::store::markets::search::SearchCache>,
     pub(crate) rendered_markets: Arc<RenderedMarkets>,
     pub(crate) hub: Arc<Hub>,
+    /// The watched markets' tickers.
+    pub(crate) tickers: Arc<crate::events::ticker::Tickers>,
     pub(crate) web: Arc<super::web::WebApp>,
     pub(crate) webhooks: crate::events::webhook_sender::SenderSettings,
     /// Wakes this node's webhook sender (a delivery became due now).
@@ -129,6 +131,7 @@ impl AppState {
         let limits = settings.limits;
         let trusted_proxies = settings.trusted_proxies.into();
         let hub = Hub::new(store.clone(), settings.streams);
+        let tickers = crate::events::ticker::Tickers::new(hub.clone(), store.clone(), settings.streams.ticker_interval);
         let webhooks_wake = Arc::new(crate::events::webhook_sender::Wake::default());
         store.set_publisher(Arc::new(HubPublisher { hub: hub.clone(), webhooks: webhooks_wake.clone() }));
         background::start(&hub, store.clone());
@@ -146,6 +149,7 @@ impl AppState {
             }),
             trusted_proxies,
             hub,
+            tickers,
             web: Arc::new(super::web::WebApp::new(settings.web_dir)),
             webhooks: settings.webhooks,
             webhooks_wake,

@@ -41,7 +41,7 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
 }
 
 /// Chunks waiting for a slow connection before its stream stops reading its channel.
-const CONNECTION_BUFFER: usize = 8;
+pub(crate) const CONNECTION_BUFFER: usize = 8;
 
 /// A response body fed by the stream's task.
 struct ChannelBody(mpsc::Receiver<Bytes>);
@@ -55,7 +55,7 @@ impl http_body::Body for ChannelBody {
     }
 }
 
-fn event_stream(body: mpsc::Receiver<Bytes>) -> Response {
+pub(crate) fn event_stream(body: mpsc::Receiver<Bytes>) -> Response {
     let mut response = axum::body::Body::new(ChannelBody(body)).into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
@@ -65,7 +65,7 @@ fn event_stream(body: mpsc::Receiver<Bytes>) -> Response {
     response
 }
 
-fn ping_timer(every: Duration) -> tokio::time::Interval {
+pub(crate) fn ping_timer(every: Duration) -> tokio::time::Interval {
     let mut timer = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     timer
@@ -75,7 +75,7 @@ fn ping_timer(every: Duration) -> tokio::time::Interval {
 /// `text/event-stream` response describes each event (as OpenAPI 3.2's `itemSchema` does).
 #[derive(ToSchema)]
 #[allow(dead_code)]
-struct ServerSentEvent {
+pub(crate) struct ServerSentEvent {
     /// `snapshot`, then the event's type, e.g. `trade.created`.
     event: String,
     /// The market's seq (market streams only).
@@ -150,7 +150,7 @@ async fn market_events(
     Ok(event_stream(rx))
 }
 
-fn client_ip(client: Option<Extension<ClientIp>>) -> std::net::IpAddr {
+pub(crate) fn client_ip(client: Option<Extension<ClientIp>>) -> std::net::IpAddr {
     client.map_or(std::net::IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED), |Extension(ClientIp(ip))| ip)
 }
 
@@ -328,7 +328,7 @@ struct ServerError<'a> {
     market_id: Option<&'a str>,
 }
 
-fn ws_error(code: &'static str, detail: &str, market_id: Option<&str>) -> String {
+pub(crate) fn ws_error(code: &'static str, detail: &str, market_id: Option<&str>) -> String {
     serde_json::to_string(&ServerError { kind: "error", code, detail, market_id }).unwrap_or_default()
 }
 
@@ -343,7 +343,8 @@ fn ws_ack(kind: &'static str, market_id: Option<&str>) -> String {
 ///
 /// Client messages: `{"op":"subscribe","market_id":ID,"after_seq":N?}`,
 /// `{"op":"unsubscribe","market_id":ID}`, `{"op":"auth","access_token":T}`, then
-/// `{"op":"subscribe","channel":"user"}`. The server sends the SSE streams' envelopes and
+/// `{"op":"subscribe","channel":"user"}`; `{"op":"subscribe","market_id":ID,"channel":"ticker"}`
+/// follows a market's ticker (`ticker` messages). The server sends the SSE streams' envelopes and
 /// snapshots as JSON messages, acknowledgements, `{"type":"error","code","detail"}` for a bad
 /// message (the connection stays open) and `{"type":"ping"}`. See `/v1/asyncapi.json`.
 #[utoipa::path(get, path = "/v1/ws", tag = "Streams",
@@ -367,11 +368,13 @@ struct Subscriptions {
     markets: std::collections::HashMap<MarketId, tokio::task::AbortHandle>,
     user: Option<UserAuth>,
     user_channel: Option<tokio::task::AbortHandle>,
+    tickers: std::collections::HashMap<MarketId, tokio::task::AbortHandle>,
 }
 
 impl Drop for Subscriptions {
     fn drop(&mut self) {
         self.markets.values().for_each(tokio::task::AbortHandle::abort);
+        self.tickers.values().for_each(tokio::task::AbortHandle::abort);
         if let Some(task) = &self.user_channel {
             task.abort();
         }
@@ -462,6 +465,24 @@ async fn on_client_message(app: &AppState, text: &str, out: &mpsc::Sender<String
                 None => reply(ws_error("not_subscribed", "no subscription to this market", Some(&market_id))).await,
             }
         }
+        ClientMessage::Subscribe { market_id: Some(market_id), channel: Some(channel), after_seq: None } if channel == "ticker" => {
+            let market_id = MarketId(market_id);
+            if let Some(previous) = subs.tickers.remove(&market_id) {
+                previous.abort();
+            }
+            let task = tokio::spawn(super::ticker::forward_ticker(app.tickers.clone(), market_id.clone(), out.clone()));
+            subs.tickers.insert(market_id, task.abort_handle());
+        }
+        ClientMessage::Unsubscribe { market_id: Some(market_id), channel: Some(channel) } if channel == "ticker" => {
+            match subs.tickers.remove(market_id.as_str()) {
+                Some(task) => {
+                    task.abort();
+                    let ack = serde_json::json!({"type": "unsubscribed", "market_id": market_id, "channel": "ticker"});
+                    reply(ack.to_string()).await;
+                }
+                None => reply(ws_error("not_subscribed", "no ticker subscription to this market", Some(&market_id))).await,
+            }
+        }
         ClientMessage::Unsubscribe { market_id: None, channel: Some(channel) } if channel == "user" => match subs.user_channel.take() {
             Some(task) => {
                 task.abort();
@@ -469,7 +490,14 @@ async fn on_client_message(app: &AppState, text: &str, out: &mpsc::Sender<String
             }
             None => reply(ws_error("not_subscribed", "no subscription to the user channel", None)).await,
         },
-        _ => reply(ws_error("bad_message", "subscribe and unsubscribe take market_id, or channel \"user\"", None)).await,
+        _ => {
+            reply(ws_error(
+                "bad_message",
+                "subscribe and unsubscribe take market_id (with channel \"ticker\" for its ticker), or channel \"user\"",
+                None,
+            ))
+            .await
+        }
     }
 }
 

@@ -211,7 +211,7 @@ async fn claim(
     .await
 }
 
-fn date_filter(value: Option<&str>, field: &str, v: &mut Validator) -> Option<Micros> {
+pub(crate) fn date_filter(value: Option<&str>, field: &str, v: &mut Validator) -> Option<Micros> {
     let text = value?;
     let parsed = parse_timestamp(text);
     if parsed.is_none() {
@@ -331,7 +331,7 @@ impl Searchable for PriceFilters {
 }
 
 /// Bucket widths of the `interval` filter, in microseconds.
-fn interval_micros(interval: &str) -> Option<Micros> {
+pub(crate) fn interval_micros(interval: &str) -> Option<Micros> {
     let seconds = match interval {
         "1m" => 60,
         "5m" => 300,

@@ -12,6 +12,7 @@
 //! missed from the log, and one more than `lag_limit` events behind is disconnected.
 
 pub(crate) mod background;
+pub(crate) mod ticker;
 pub mod webhook_sender;
 
 use std::collections::{BTreeMap, HashMap};
@@ -48,11 +49,19 @@ pub struct StreamSettings {
     /// A subscriber more than this many events behind its market is disconnected (10,000 by
     /// default, `docs/streams.md`).
     pub lag_limit: i64,
+    /// The most often a market's ticker sends (`--ticker-interval-ms`, 250 ms by default).
+    pub ticker_interval: Duration,
 }
 
 impl Default for StreamSettings {
     fn default() -> Self {
-        StreamSettings { ping_interval: Duration::from_secs(15), max_streams: 8_000, max_streams_per_ip: 200, lag_limit: 10_000 }
+        StreamSettings {
+            ping_interval: Duration::from_secs(15),
+            max_streams: 8_000,
+            max_streams_per_ip: 200,
+            lag_limit: 10_000,
+            ticker_interval: Duration::from_millis(250),
+        }
     }
 }
 
@@ -157,7 +166,7 @@ pub struct Hub {
     inbox: mpsc::UnboundedSender<Vec<Published>>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 

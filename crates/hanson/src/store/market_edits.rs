@@ -9,6 +9,7 @@ use crate::domain::market::Market;
 use crate::domain::market_input::{MarketPatch, NewMarket, NewOutcome, OutcomePatch};
 use crate::domain::time::Micros;
 use crate::error::{Error, Result};
+use crate::store::history::points;
 use crate::store::sql::{Conn, Param};
 use crate::store::tx::Tx;
 use crate::store::{ledger, tenants};
@@ -93,8 +94,16 @@ pub(crate) fn create_market(c: &mut Tx<'_>, m: NewMarket, now: Micros) -> Result
     };
     ledger::transfer(c, funding).map_err(|e| ledger::client_error(e, "insufficient_treasury", "treasury"))?;
     let created = market(c, &m.id, false)?.ok_or_else(|| Error::internal("created market vanished"))?;
+    mark_prices(c, &created, now)?;
     c.emit(Event::MarketCreated(created.clone()));
     Ok(created)
+}
+
+/// Every outcome's price now, as the start of the candles' series or a move without a trade.
+fn mark_prices(c: &mut dyn Conn, m: &Market, at: Micros) -> Result<()> {
+    let prices = m.prices()?;
+    let marks: Vec<(&str, u128)> = m.outcomes.iter().zip(&prices).map(|(o, p)| (o.id.as_str(), p.raw())).collect();
+    points::record_marks(c, &m.id, &marks, at)
 }
 
 fn ensure_editable(m: &Market) -> Result<()> {
@@ -182,7 +191,9 @@ pub(crate) fn create_outcome(c: &mut Tx<'_>, provider_id: &str, market_id: &str,
         )?;
     }
     insert_outcome(c, market_id, &o)?;
+    let at = now.max(m.updated_at);
     let m = market(c, market_id, false)?.ok_or_else(|| Error::internal("market vanished"))?;
+    mark_prices(c, &m, at)?;
     c.emit(Event::OutcomeCreated { market: m.clone(), outcome_id: OutcomeId::from(o.id.as_str()) });
     Ok((m, o.id))
 }

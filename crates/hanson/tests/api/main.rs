@@ -53,6 +53,8 @@ macro_rules! api_tests {
         mod history;
         #[path = "hostile.rs"]
         mod hostile;
+        #[path = "market_data/mod.rs"]
+        mod market_data;
         #[path = "markets.rs"]
         mod markets;
         #[path = "metrics.rs"]

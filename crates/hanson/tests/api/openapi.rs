@@ -43,6 +43,8 @@ const ROUTES: &[(&str, &str)] = &[
     ("get", "/metrics"),
     ("get", "/docs"),
     ("get", "/v1/markets/{market_id}/events"),
+    ("get", "/v1/markets/{market_id}/candles"),
+    ("get", "/v1/markets/{market_id}/ticker"),
     ("get", "/v1/auth/events"),
     ("get", "/v1/ws"),
     ("get", "/v1/asyncapi.json"),

@@ -3,6 +3,7 @@
 
 mod buckets;
 pub mod candle_keys;
+pub(crate) mod candles;
 pub(crate) mod holdings;
 pub mod points;
 mod raw;

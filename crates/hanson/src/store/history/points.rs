@@ -52,6 +52,9 @@ pub(crate) fn insert_price_points(c: &mut dyn Conn, market_id: &str, points: &[N
                 cum_after: *after,
                 cum_before: p.total_before,
                 points: 1,
+                high: p.price,
+                low: p.price,
+                trades: i64::from(p.volume > 0),
             });
         }
     }
@@ -70,7 +73,7 @@ pub(crate) fn upsert_candles_of(c: &mut dyn Conn, markets: &[(&str, &[Candle])])
     if count == 0 {
         return Ok(());
     }
-    let mut params: Vec<Param<'_>> = Vec::with_capacity(count * 8);
+    let mut params: Vec<Param<'_>> = Vec::with_capacity(count * 11);
     for (market_id, candle) in markets.iter().flat_map(|(m, candles)| candles.iter().map(move |candle| (*m, candle))) {
         params.extend([
             Param::Text(market_id),
@@ -81,15 +84,51 @@ pub(crate) fn upsert_candles_of(c: &mut dyn Conn, markets: &[(&str, &[Candle])])
             Param::Money(candle.cum_before),
             Param::Money(candle.cum_after),
             Param::Int(candle.points),
+            Param::Money(candle.high),
+            Param::Money(candle.low),
+            Param::Int(candle.trades),
         ]);
     }
+    let (high, low) = match c.dialect() {
+        Dialect::Postgres => {
+            ("GREATEST(price_candles.high, excluded.high)".to_string(), "LEAST(price_candles.low, excluded.low)".to_string())
+        }
+        // SQLite keeps prices as TEXT: the longer digit string is the larger number.
+        Dialect::Sqlite => (text_extreme("high", ">"), text_extreme("low", "<")),
+    };
     let sql = format!(
-        "INSERT INTO price_candles (market_id, width, start, outcome_id, price, cum_before, cum_after, points) VALUES {} \
+        "INSERT INTO price_candles (market_id, width, start, outcome_id, price, cum_before, cum_after, points, high, low, trades) VALUES {} \
          ON CONFLICT (market_id, width, start, outcome_id) DO UPDATE \
-         SET price = excluded.price, cum_after = excluded.cum_after, points = price_candles.points + excluded.points",
-        value_rows(count, 8)
+         SET price = excluded.price, cum_after = excluded.cum_after, points = price_candles.points + excluded.points, \
+         high = {high}, low = {low}, trades = price_candles.trades + excluded.trades",
+        value_rows(count, 11)
     );
     c.exec_later(&sql, &params)?;
+    Ok(())
+}
+
+/// The larger (`op` ">") or smaller ("<") of a candle's stored and new `column`, both
+/// canonical digit strings.
+fn text_extreme(column: &str, op: &str) -> String {
+    format!(
+        "CASE WHEN length(excluded.{column}) {op} length(price_candles.{column}) OR \
+         (length(excluded.{column}) = length(price_candles.{column}) AND excluded.{column} {op} price_candles.{column}) \
+         THEN excluded.{column} ELSE price_candles.{column} END"
+    )
+}
+
+/// Writes every outcome's price at `at` as a mark: at a market's creation and after an
+/// outcome is added, the changes of price that are not trades.
+pub(crate) fn record_marks(c: &mut dyn Conn, market_id: &str, prices: &[(&str, u128)], at: Micros) -> Result<()> {
+    if prices.is_empty() {
+        return Ok(());
+    }
+    let mut params: Vec<Param<'_>> = Vec::with_capacity(prices.len() * 4);
+    for (outcome_id, price) in prices {
+        params.extend([Param::Text(market_id), Param::Text(outcome_id), Param::Money(*price), Param::Int(at)]);
+    }
+    let sql = format!("INSERT INTO price_marks (market_id, outcome_id, price, at) VALUES {}", value_rows(prices.len(), 4));
+    c.exec(&sql, &params)?;
     Ok(())
 }
 

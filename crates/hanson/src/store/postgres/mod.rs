@@ -55,7 +55,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
         8,
         concat!(
             include_str!("../../../migrations/postgres/0008_price_candles.sql"),
-            include_str!("../../../migrations/price_candles_backfill.sql")
+            include_str!("../../../migrations/price_candles_backfill_0008.sql")
         ),
     ),
     (9, include_str!("../../../migrations/postgres/0009_market_set_version.sql")),
@@ -69,6 +69,13 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (17, include_str!("../../../migrations/postgres/0017_positions_by_pair_only.sql")),
     (18, include_str!("../../../migrations/postgres/0018_append_only_records_without_primary_keys.sql")),
     (19, include_str!("../../../migrations/postgres/0019_market_operations.sql")),
+    (
+        20,
+        concat!(
+            include_str!("../../../migrations/postgres/0020_market_data.sql"),
+            include_str!("../../../migrations/price_candles_backfill.sql")
+        ),
+    ),
 ];
 
 /// Key of the advisory lock that serializes migrations of nodes starting at the same time.

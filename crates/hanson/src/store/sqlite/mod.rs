@@ -47,7 +47,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
         8,
         concat!(
             include_str!("../../../migrations/sqlite/0008_price_candles.sql"),
-            include_str!("../../../migrations/price_candles_backfill.sql")
+            include_str!("../../../migrations/price_candles_backfill_0008.sql")
         ),
     ),
     (9, include_str!("../../../migrations/sqlite/0009_market_set_version.sql")),
@@ -61,6 +61,13 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (17, include_str!("../../../migrations/sqlite/0017_positions_by_pair_only.sql")),
     (18, include_str!("../../../migrations/sqlite/0018_append_only_records_without_primary_keys.sql")),
     (19, include_str!("../../../migrations/sqlite/0019_market_operations.sql")),
+    (
+        20,
+        concat!(
+            include_str!("../../../migrations/sqlite/0020_market_data.sql"),
+            include_str!("../../../migrations/price_candles_backfill.sql")
+        ),
+    ),
 ];
 
 /// Most jobs one commit carries. Commits no longer wait for the disk, so small batches are

@@ -41,6 +41,8 @@ pub(crate) enum Stream {
     User,
     /// `GET /v1/ws`, what the server sends.
     WebSocket,
+    /// `GET /v1/markets/{market_id}/ticker` (SSE).
+    Ticker,
 }
 
 impl Stream {
@@ -49,6 +51,7 @@ impl Stream {
             Stream::Market => "/v1/markets/{market_id}/events",
             Stream::User => "/v1/auth/events",
             Stream::WebSocket => "/v1/ws",
+            Stream::Ticker => "/v1/markets/{market_id}/ticker",
         }
     }
 }
@@ -102,7 +105,9 @@ impl AsyncApi {
             }
             let channel = resolve(document, &operation["channel"]);
             let address = channel["address"].as_str().unwrap_or_else(|| panic!("operation {name}: its channel has no address"));
-            let Some(stream) = [Stream::Market, Stream::User, Stream::WebSocket].into_iter().find(|s| s.address() == address) else {
+            let Some(stream) =
+                [Stream::Market, Stream::User, Stream::WebSocket, Stream::Ticker].into_iter().find(|s| s.address() == address)
+            else {
                 panic!("operation {name} receives on {address}, a channel these tests do not know");
             };
             let references = operation["messages"].as_array().unwrap_or_else(|| panic!("operation {name} lists no messages"));
@@ -128,7 +133,7 @@ impl AsyncApi {
                 streams.entry(stream).or_default().entry(message_name.to_string()).or_default().push(Message { key, validator });
             }
         }
-        for stream in [Stream::Market, Stream::User, Stream::WebSocket] {
+        for stream in [Stream::Market, Stream::User, Stream::WebSocket, Stream::Ticker] {
             assert!(streams.contains_key(&stream), "the AsyncAPI document has no receive operation on {}", stream.address());
         }
         AsyncApi { streams }

@@ -105,6 +105,11 @@ impl Sse {
         Sse::open(Stream::Market, client, base, &format!("/v1/markets/{market_id}/events{query}"), None, headers).await
     }
 
+    /// A market's ticker.
+    pub(crate) async fn ticker(client: &reqwest::Client, base: &str, market_id: &str) -> Sse {
+        Sse::open(Stream::Ticker, client, base, &format!("/v1/markets/{market_id}/ticker"), None, &[]).await
+    }
+
     /// The user stream of the wallet that `token` belongs to.
     pub(crate) async fn user(client: &reqwest::Client, base: &str, token: &str) -> Sse {
         Sse::open(Stream::User, client, base, "/v1/auth/events", Some(token), &[]).await
