@@ -1,5 +1,6 @@
 """The embeddable market card (`/embed/markets/{id}`), framed by a page of another site: it
-shows the question, the API's exact prices live, a small chart and a link to the market page,
+shows the question, the API's exact prices live (from the ticker), a small chart and a link to
+the market page,
 in a light or a dark theme, under 60 KB; and no other page may be framed."""
 
 from __future__ import annotations
@@ -62,7 +63,9 @@ def test_the_embed_is_live_inside_another_sites_iframe(world, open_tab, host_sit
     tab = open_tab()
     page = tab.page
     sizes = []
-    page.on("requestfinished", lambda r: sizes.append((r.url, r.sizes())) if "/events" not in r.url else None)
+    requests = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.on("requestfinished", lambda r: sizes.append((r.url, r.sizes())) if "/ticker" not in r.url else None)
     page.goto(host_site.frame("/post", f"{world.server.base}/embed/markets/{market.id}"))
     card = page.frame_locator("iframe")
     expect(card.get_by_test_id("embed-question")).to_have_text(market.question)
@@ -77,9 +80,11 @@ def test_the_embed_is_live_inside_another_sites_iframe(world, open_tab, host_sit
     expect(card.get_by_test_id("embed-chart").locator("svg path")).to_have_count(3)
     expect(card.get_by_test_id("embed-live")).to_have_attribute("data-state", "live")
 
-    # A bet moves the card's prices without a reload.
+    # A bet moves the card's prices without a reload: the card follows the market's ticker.
+    assert f"{world.server.base}/v1/markets/{market.id}/ticker" in requests, requests
     world.bet(trader, market.id, market.outcome("Draw"), tokens(20))
     wait_until(lambda: shown_prices() == world.prices(market.id), message="the prices after a bet")
+    expect(card.get_by_test_id("embed-volume")).to_have_text("25 USDC volume")
 
     # Everything the card loaded, as sent (gzip), stays under 60 KB.
     page.wait_for_load_state("networkidle")
@@ -106,3 +111,15 @@ def test_no_other_page_may_be_framed(world, open_tab, host_site):
     frame = page.frames[1]
     assert frame.url in ("about:blank", "chrome-error://chromewebdata/") or "Loading market" not in frame.content(), frame.url
     assert page.frame_locator("iframe").get_by_test_id("market-question").count() == 0
+
+
+def test_the_embed_shows_a_settlement_live(world, open_tab):
+    market = world.create_market("Will the embedded card show the winner when it resolves?")
+    yes = market.outcome("Yes")
+    page = open_tab().page
+    page.goto(f"/embed/markets/{market.id}?theme=dark")
+    expect(page.get_by_test_id("embed-live")).to_have_attribute("data-state", "live")
+    world.resolve(market.id, yes)
+    expect(page.get_by_test_id("embed-result")).to_have_text("Yes won.")
+    expect(page.get_by_test_id("embed-price").first).to_have_text("Won")
+    expect(page.get_by_test_id("embed-live")).to_have_text("Settled")

@@ -1,8 +1,8 @@
 // The embeddable market card: question, prices, a small chart and a link to the market page,
-// live from the market's event stream. Any site may frame it (`?theme=light|dark`).
-import { call, errorText } from './client.js';
+// live from the market's ticker (conflated state, meant for crowds of watchers). Any site may
+// frame it (`?theme=light|dark`).
+import { call, errorText, operationFor, urlFor } from './client.js';
 import { formatPercent, formatUnits, priceToNumber } from './money.js';
-import { MarketStream } from './live.js';
 import { h, clear, outcomeColor } from './ui.js';
 
 const marketId = decodeURIComponent(location.pathname.split('/').filter(Boolean)[2] || '');
@@ -46,7 +46,44 @@ async function start() {
   render();
   root.setAttribute('aria-busy', 'false');
   loadHistory();
-  new MarketStream(market.id, { onSnapshot, onEvent, onState: (s) => { el.live.dataset.state = s; } });
+  if (isFinal(market)) settle();
+  else follow();
+}
+
+const isFinal = (m) => m.status === 'cancelled' || (m.status === 'resolved' && !m.resolution_pending);
+
+/** Nothing will change any more: stop following, and say so. */
+function settle() {
+  state.done = true;
+  if (state.es) state.es.close();
+  el.live.dataset.state = 'closed';
+  el.live.textContent = 'Settled';
+}
+
+/** Follows `GET /v1/markets/{id}/ticker`; the browser reconnects by itself, and after an HTTP
+ *  error (429, 503) the card retries with a backoff. A settled market's ticker is left. */
+function follow(retry = 1000) {
+  const id = operationFor('GET', '/v1/markets/{market_id}/ticker');
+  if (!id) return; // a server without a ticker: the card stays as loaded
+  const es = new EventSource(urlFor(id, { path: [marketId] }));
+  state.es = es;
+  es.addEventListener('open', () => {
+    el.live.dataset.state = 'live';
+    retry = 1000;
+  });
+  es.addEventListener('ticker', (e) => {
+    let tick;
+    try {
+      tick = JSON.parse(e.data);
+    } catch {
+      return;
+    }
+    onTick(tick);
+  });
+  es.addEventListener('error', () => {
+    el.live.dataset.state = 'reconnecting';
+    if (es.readyState === EventSource.CLOSED && !state.done) setTimeout(() => follow(Math.min(retry * 2, 30000)), retry);
+  });
 }
 
 function render() {
@@ -131,37 +168,31 @@ function drawChart() {
   clear(el.chart).append(svg);
 }
 
-function onSnapshot(snap) {
-  state.market = sortOutcomes(snap.market);
-  render();
-}
-
-// The market's own stream (the ticker, when the server has one, would carry the same prices).
-function onEvent(env) {
+/** Applies a tick `{status, trading_paused, prices, total_volume, trades, ...}`. */
+function onTick(tick) {
   const m = state.market;
-  const data = env.data || {};
-  const t = new Date(env.timestamp || Date.now()).getTime();
-  if (env.type === 'trade.created' || env.type === 'outcome.created' || env.type === 'outcome.updated') {
-    if (data.outcome) {
-      const i = m.outcomes.findIndex((o) => o.id === data.outcome.id);
-      if (i >= 0) m.outcomes[i] = { ...m.outcomes[i], ...data.outcome };
-      else m.outcomes.push({ total_volume: '0', ...data.outcome });
-      sortOutcomes(m);
-    }
-    for (const p of data.prices || []) {
-      const o = m.outcomes.find((x) => x.id === p.outcome_id);
-      if (o) o.current_price = p.price;
+  const t = Date.now();
+  let unknown = false;
+  for (const p of tick.prices || []) {
+    const o = m.outcomes.find((x) => x.id === p.outcome_id);
+    if (!o) unknown = true;
+    else if (o.current_price !== p.price) {
+      o.current_price = p.price;
       addPoint(p.outcome_id, t, p.price);
     }
-    if (data.total_volume) m.total_volume = data.total_volume;
-    render();
-  } else if (env.type === 'market.updated') {
-    state.market = sortOutcomes({ ...m, ...data });
-    render();
-  } else if (env.type.startsWith('market.')) {
+  }
+  m.total_volume = tick.total_volume ?? m.total_volume;
+  m.trading_paused = tick.trading_paused ?? m.trading_paused;
+  const settledNow = tick.status !== m.status && (tick.status === 'resolved' || tick.status === 'cancelled');
+  m.status = tick.status ?? m.status;
+  render();
+  // A new outcome, or a settlement (the winner): the detail has what the tick does not.
+  if (unknown || settledNow) {
     call('market_detail', { path: { market_id: marketId } }).then((fresh) => {
       state.market = sortOutcomes(fresh);
       render();
+      // Settled for good (no dispute window left): the ticker has ended; do not reconnect.
+      if (isFinal(fresh)) settle();
     }, () => {});
   }
 }
