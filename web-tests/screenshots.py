@@ -101,8 +101,12 @@ def seed(world: World, rng: random.Random | None = None, minutes: float = 0) -> 
     return Seeded(world=world, markets=markets, trader=trader, featured=featured)
 
 
+EMBED_THEMES = ("light", "dark")
+EMBED_SIZE = {"width": 400, "height": 320}  # the console's iframe snippet
+
+
 def shoot(browser: Browser, base: str, seeded: Seeded, out_dir: str, errors: list | None = None) -> list[str]:
-    """Writes the eight screenshots; returns their paths. Console errors go to `errors`."""
+    """Writes the eight screenshots of the pages and two of the embed; returns their paths. Console errors go to `errors`."""
     errors = [] if errors is None else errors
     os.makedirs(out_dir, exist_ok=True)
     world, market = seeded.world, seeded.featured
@@ -145,6 +149,16 @@ def shoot(browser: Browser, base: str, seeded: Seeded, out_dir: str, errors: lis
             path = os.path.join(out_dir, f"{which}-{size}.png")
             page.screenshot(path=path, full_page=False)
             written.append(path)
+        if not mobile:
+            # The embeddable card, at the size of the console's snippet, in both themes.
+            page.set_viewport_size(EMBED_SIZE)
+            for theme in EMBED_THEMES:
+                page.goto(f"/embed/markets/{market.id}?theme={theme}")
+                page.wait_for_function("() => document.querySelector('[data-testid=embed-chart] svg path')")
+                page.wait_for_timeout(300)
+                path = os.path.join(out_dir, f"embed-{theme}.png")
+                page.screenshot(path=path, full_page=False)
+                written.append(path)
         context.close()
     return written
 

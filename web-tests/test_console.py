@@ -175,6 +175,8 @@ def test_console_pauses_resumes_and_resolves_with_a_dispute_window(world, open_t
     assert resumed.value.status == 200, resumed.value.text()
     assert world.market(market.id)["trading_paused"] is False
     expect(viewer.get_by_test_id("market-notice")).to_be_hidden()
+    # The console has drawn the market again (its forms anew) before they are filled in.
+    expect(page.get_by_test_id("pause-button")).to_be_visible()
 
     # Resolve with a 60-minute window, confirmed first: final_at is shown, and it may be resolved again.
     asked: list[str] = []

@@ -27,10 +27,11 @@ def test_screenshots_of_every_page(browser, tmp_path):
     finally:
         server.stop()
     assert sorted(os.path.basename(p) for p in written) == sorted(
-        f"{page}-{size}.png" for page in screenshots.PAGES for size in screenshots.SIZES)
+        [f"{page}-{size}.png" for page in screenshots.PAGES for size in screenshots.SIZES]
+        + [f"embed-{theme}.png" for theme in screenshots.EMBED_THEMES])
     for path in written:
         size = "mobile" if path.endswith("-mobile.png") else "desktop"
-        viewport = screenshots.SIZES[size]
+        viewport = screenshots.EMBED_SIZE if "/embed-" in path else screenshots.SIZES[size]
         assert png_size(path) == (viewport["width"], viewport["height"]), path
         assert os.path.getsize(path) > 10_000, f"{path} looks empty"
     assert not errors, "console errors:\n" + "\n".join(errors)

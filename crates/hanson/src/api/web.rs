@@ -1,5 +1,5 @@
-//! The web app: four HTML pages, a 404 page and their assets (`crates/hanson/web/`), built
-//! into the binary.
+//! The web app: four HTML pages, a 404 page, the embeddable market card and their assets
+//! (`crates/hanson/web/`), built into the binary.
 //!
 //! Assets live under `/assets/<hash>/`, where the hash covers every asset, so they are cached
 //! for a year; pages are revalidated on every load and carry a strict Content-Security-Policy.
@@ -26,9 +26,23 @@ include!(concat!(env!("OUT_DIR"), "/web_files.rs"));
 const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
     img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; \
     frame-ancestors 'none'; form-action 'self'";
+/// The embeddable card's policy: the pages' own, but any site may frame it.
+const EMBED_CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
+    img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; \
+    frame-ancestors *; form-action 'self'";
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 /// Where `--web-dir` serves from: never cached, since the files change under it.
 const DEV_BASE: &str = "/assets/dev";
+
+/// What a response is, for its security headers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Asset,
+    /// A page: never framed.
+    Page,
+    /// The market card: framed by any site (the only response that may be).
+    Embed,
+}
 
 struct File {
     content_type: &'static str,
@@ -46,7 +60,7 @@ impl File {
         File { content_type, gzip: gzip.then(|| gzipped(&raw)), raw }
     }
 
-    fn respond(&self, headers: &HeaderMap, cache: &'static str, page: bool) -> Response {
+    fn respond(&self, headers: &HeaderMap, cache: &'static str, kind: Kind) -> Response {
         let accepts_gzip =
             headers.get_all(axum::http::header::ACCEPT_ENCODING).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(
                 |coding| {
@@ -63,10 +77,17 @@ impl File {
         headers.insert(CACHE_CONTROL, HeaderValue::from_static(cache));
         headers.insert(VARY, HeaderValue::from_static("accept-encoding"));
         headers.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
-        if page {
-            headers.insert("content-security-policy", HeaderValue::from_static(CONTENT_SECURITY_POLICY));
-            headers.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
-            headers.insert("x-frame-options", HeaderValue::from_static("DENY"));
+        match kind {
+            Kind::Asset => {}
+            Kind::Page => {
+                headers.insert("content-security-policy", HeaderValue::from_static(CONTENT_SECURITY_POLICY));
+                headers.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+                headers.insert("x-frame-options", HeaderValue::from_static("DENY"));
+            }
+            Kind::Embed => {
+                headers.insert("content-security-policy", HeaderValue::from_static(EMBED_CONTENT_SECURITY_POLICY));
+                headers.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+            }
         }
         response
     }
@@ -102,10 +123,12 @@ enum Page {
     Console,
     /// What a browser gets for an address that is neither a page nor the API.
     NotFound,
+    /// A market's compact live card, for other sites to frame.
+    Embed,
 }
 
 impl Page {
-    const ALL: [Page; 5] = [Page::Markets, Page::Market, Page::Portfolio, Page::Console, Page::NotFound];
+    const ALL: [Page; 6] = [Page::Markets, Page::Market, Page::Portfolio, Page::Console, Page::NotFound, Page::Embed];
 
     /// Its link in the top bar, marked as the current page there.
     fn nav_link(self) -> Option<&'static str> {
@@ -113,7 +136,7 @@ impl Page {
             Page::Markets => Some(r#"<a href="/">"#),
             Page::Portfolio => Some(r#"<a href="/portfolio">"#),
             Page::Console => Some(r#"<a href="/console">"#),
-            Page::Market | Page::NotFound => None,
+            Page::Market | Page::NotFound | Page::Embed => None,
         }
     }
 
@@ -138,6 +161,15 @@ impl Page {
             Page::Portfolio => "pages/portfolio.html",
             Page::Console => "pages/console.html",
             Page::NotFound => "pages/404.html",
+            Page::Embed => "pages/embed.html",
+        }
+    }
+
+    fn kind(self) -> Kind {
+        if matches!(self, Page::Embed) {
+            Kind::Embed
+        } else {
+            Kind::Page
         }
     }
 }
@@ -211,11 +243,11 @@ impl WebApp {
     fn page(&self, page: Page, headers: &HeaderMap) -> Response {
         match &self.source {
             Source::Embedded { pages, .. } => match pages.get(page.file()) {
-                Some(file) => file.respond(headers, "no-cache", true),
+                Some(file) => file.respond(headers, "no-cache", page.kind()),
                 None => Error::NoRoute.into_response(),
             },
             Source::Dir(dir) => match page.compose(|name| std::fs::read_to_string(dir.join(name)).ok(), DEV_BASE) {
-                Some(html) => File::new(page.file(), Bytes::from(html)).respond(headers, "no-store", true),
+                Some(html) => File::new(page.file(), Bytes::from(html)).respond(headers, "no-store", page.kind()),
                 None => Error::NoRoute.into_response(),
             },
         }
@@ -231,7 +263,7 @@ impl WebApp {
     fn asset(&self, hash: &str, name: &str, headers: &HeaderMap) -> Response {
         match &self.source {
             Source::Embedded { base, assets, .. } => match assets.get(name) {
-                Some(file) if base.strip_prefix("/assets/") == Some(hash) => file.respond(headers, IMMUTABLE, false),
+                Some(file) if base.strip_prefix("/assets/") == Some(hash) => file.respond(headers, IMMUTABLE, Kind::Asset),
                 _ => Error::NoRoute.into_response(),
             },
             Source::Dir(dir) => {
@@ -240,7 +272,7 @@ impl WebApp {
                 }
                 let raw = if name == "api.js" { Ok(api_module()) } else { std::fs::read(dir.join("assets").join(name)).map(Bytes::from) };
                 match raw {
-                    Ok(raw) => File::new(name, raw).respond(headers, "no-store", false),
+                    Ok(raw) => File::new(name, raw).respond(headers, "no-store", Kind::Asset),
                     Err(_) => Error::NoRoute.into_response(),
                 }
             }
@@ -274,6 +306,7 @@ pub(crate) fn router<S: Clone + Send + Sync + 'static>(web: std::sync::Arc<WebAp
         .route("/markets/{market_id}", get(page(Page::Market)))
         .route("/portfolio", get(page(Page::Portfolio)))
         .route("/console", get(page(Page::Console)))
+        .route("/embed/markets/{market_id}", get(page(Page::Embed)))
         .route("/favicon.ico", get(|State(web): State<std::sync::Arc<WebApp>>, headers: HeaderMap| async move { web.favicon(&headers) }))
         .route(
             "/assets/{hash}/{*name}",
@@ -294,7 +327,10 @@ mod tests {
         for page in Page::ALL {
             let html = page.compose(read, "/assets/x").expect("the page exists");
             assert!(!html.contains('%'), "{}: a placeholder is left", page.file());
-            assert!(html.contains(r#"<link rel="stylesheet" href="/assets/x/app.css">"#) && html.contains(r#"<header class="topbar">"#));
+            // The embeddable card is its own small page: no top bar, its own style sheet.
+            let (css, topbar) = if matches!(page, Page::Embed) { ("embed.css", false) } else { ("app.css", true) };
+            assert!(html.contains(&format!(r#"<link rel="stylesheet" href="/assets/x/{css}">"#)), "{}", page.file());
+            assert_eq!(html.contains(r#"<header class="topbar">"#), topbar, "{}", page.file());
             let current = html.matches(r#"aria-current="page""#).count();
             assert_eq!(current, usize::from(page.nav_link().is_some()), "{}", page.file());
         }

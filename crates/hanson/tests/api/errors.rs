@@ -57,6 +57,25 @@ async fn unknown_pages_are_an_html_404_for_browsers_and_problem_json_otherwise()
 }
 
 #[tokio::test]
+async fn only_the_embeddable_card_may_be_framed() {
+    let app = TestApp::spawn().await;
+    let get = |path: &str| app.client.get(format!("{}{path}", app.base)).header("accept", "text/html").send();
+    let embed = get("/embed/markets/01a2344a-0000-7000-8000-000000000000").await.unwrap();
+    assert_eq!(embed.status(), StatusCode::OK);
+    assert_eq!(embed.headers()["content-type"], "text/html; charset=utf-8");
+    let csp = embed.headers()["content-security-policy"].to_str().unwrap().to_string();
+    assert!(csp.contains("frame-ancestors *;") && csp.contains("script-src 'self'"), "{csp}");
+    assert!(!embed.headers().contains_key("x-frame-options"));
+    let html = embed.text().await.unwrap();
+    assert!(html.contains("embed.js") && !html.contains("topbar"), "{html}");
+    for path in ["/", "/markets/01a2344a-0000-7000-8000-000000000000", "/portfolio", "/console", "/no/such/page"] {
+        let page = get(path).await.unwrap();
+        assert_eq!(page.headers()["x-frame-options"], "DENY", "{path}");
+        assert!(page.headers()["content-security-policy"].to_str().unwrap().contains("frame-ancestors 'none'"), "{path}");
+    }
+}
+
+#[tokio::test]
 async fn stream_refusals_are_problem_json() {
     let f = Fixture::new().await;
     let market = f.market(2).await;
