@@ -19,6 +19,7 @@ pub(crate) mod closures;
 pub mod event_log;
 pub mod history;
 pub(crate) mod idempotency;
+pub(crate) mod leaderboard;
 pub(crate) mod ledger;
 pub(crate) mod market_edits;
 pub(crate) mod markets;

@@ -45,6 +45,8 @@ const ROUTES: &[(&str, &str)] = &[
     ("get", "/v1/markets/{market_id}/events"),
     ("get", "/v1/markets/{market_id}/candles"),
     ("get", "/v1/markets/{market_id}/ticker"),
+    ("get", "/v1/markets/{market_id}/leaderboard"),
+    ("get", "/v1/providers/{provider_id}/leaderboard"),
     ("get", "/v1/auth/events"),
     ("get", "/v1/ws"),
     ("get", "/v1/asyncapi.json"),

@@ -2,4 +2,5 @@
 //! computed here from the trades the test made.
 
 mod candles;
+mod leaderboard;
 mod ticker;
