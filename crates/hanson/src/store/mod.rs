@@ -17,6 +17,7 @@ pub(crate) mod batch;
 
 pub(crate) mod closures;
 pub mod event_log;
+pub(crate) mod exports;
 pub mod history;
 pub(crate) mod idempotency;
 pub(crate) mod leaderboard;

@@ -47,6 +47,8 @@ const ROUTES: &[(&str, &str)] = &[
     ("get", "/v1/markets/{market_id}/ticker"),
     ("get", "/v1/markets/{market_id}/leaderboard"),
     ("get", "/v1/providers/{provider_id}/leaderboard"),
+    ("get", "/v1/providers/exports/trades"),
+    ("get", "/v1/providers/exports/ledger"),
     ("get", "/v1/auth/events"),
     ("get", "/v1/ws"),
     ("get", "/v1/asyncapi.json"),
