@@ -1,4 +1,4 @@
-//! The web app: four HTML pages and their assets (`crates/hanson/web/`), built into the binary.
+//! The web app: five HTML pages and their assets (`crates/hanson/web/`), built into the binary.
 //!
 //! Assets live under `/assets/<hash>/`, where the hash covers every asset, so they are cached
 //! for a year; pages are revalidated on every load and carry a strict Content-Security-Policy.
@@ -99,6 +99,7 @@ enum Page {
     Market,
     Portfolio,
     Console,
+    Leaderboard,
 }
 
 impl Page {
@@ -108,6 +109,7 @@ impl Page {
             Page::Markets => Some(r#"<a href="/">"#),
             Page::Portfolio => Some(r#"<a href="/portfolio">"#),
             Page::Console => Some(r#"<a href="/console">"#),
+            Page::Leaderboard => Some(r#"<a href="/leaderboard">"#),
             Page::Market => None,
         }
     }
@@ -132,6 +134,7 @@ impl Page {
             Page::Market => "pages/market.html",
             Page::Portfolio => "pages/portfolio.html",
             Page::Console => "pages/console.html",
+            Page::Leaderboard => "pages/leaderboard.html",
         }
     }
 }
@@ -184,7 +187,7 @@ impl WebApp {
         }
         let hash: String = hasher.finalize().iter().take(6).map(|b| format!("{b:02x}")).collect();
         let base = format!("/assets/{hash}");
-        let pages = [Page::Markets, Page::Market, Page::Portfolio, Page::Console]
+        let pages = [Page::Markets, Page::Market, Page::Portfolio, Page::Console, Page::Leaderboard]
             .into_iter()
             .filter_map(|page| {
                 let read = |name: &str| WEB_FILES.iter().find(|(n, _)| *n == name).map(|(_, b)| String::from_utf8_lossy(b).into_owned());
@@ -253,6 +256,7 @@ pub(crate) fn router<S: Clone + Send + Sync + 'static>(web: std::sync::Arc<WebAp
         .route("/markets/{market_id}", get(page(Page::Market)))
         .route("/portfolio", get(page(Page::Portfolio)))
         .route("/console", get(page(Page::Console)))
+        .route("/leaderboard", get(page(Page::Leaderboard)))
         .route("/favicon.ico", get(|State(web): State<std::sync::Arc<WebApp>>, headers: HeaderMap| async move { web.favicon(&headers) }))
         .route(
             "/assets/{hash}/{*name}",
@@ -270,7 +274,7 @@ mod tests {
     #[test]
     fn every_page_is_composed_whole_with_its_own_link_marked_current() {
         let read = |name: &str| WEB_FILES.iter().find(|(n, _)| *n == name).map(|(_, b)| String::from_utf8_lossy(b).into_owned());
-        for page in [Page::Markets, Page::Market, Page::Portfolio, Page::Console] {
+        for page in [Page::Markets, Page::Market, Page::Portfolio, Page::Console, Page::Leaderboard] {
             let html = page.compose(read, "/assets/x").expect("the page exists");
             assert!(!html.contains('%'), "{}: a placeholder is left", page.file());
             assert!(html.contains(r#"<link rel="stylesheet" href="/assets/x/app.css">"#) && html.contains(r#"<header class="topbar">"#));

@@ -7,6 +7,7 @@ import { mountAccount } from './account.js';
 import { rememberProvider } from './session.js';
 import { MarketStream } from './live.js';
 import { PriceChart, INTERVALS } from './chart.js';
+import { mountLeaderboard } from './leaderboard.js';
 import { mountTicket } from './ticket.js';
 
 const MAX_TRADES = 50;
@@ -138,14 +139,16 @@ function render() {
       h('div', { class: 'card-title' }, h('h2', { id: 'chart-title' }, 'Price'), el.tools),
       el.chart, el.chartError),
     h('section', { class: 'card area-trades', 'aria-labelledby': 'trades-title' },
-      h('h2', { id: 'trades-title' }, 'Recent trades'),
-      h('div', { class: 'table-wrap' },
-        h('table', { class: 'trades' },
-          h('thead', {}, h('tr', {},
-            h('th', {}, 'Time'), h('th', {}, 'Trade'),
-            h('th', { class: 'r' }, `Amount (${m.token.symbol})`), h('th', { class: 'r hide-sm' }, 'Shares'), h('th', { class: 'r' }, 'Price'), h('th', { class: 'hide-sm' }, 'Trader'))),
-          el.trades)),
-      el.noTrades),
+      h('div', { class: 'card-title' }, h('h2', { id: 'trades-title' }, 'Recent trades'), tradesTabs(m)),
+      el.tradesPanel = h('div', { id: 'trades-panel', role: 'tabpanel', 'aria-labelledby': 'tab-trades' },
+        h('div', { class: 'table-wrap' },
+          h('table', { class: 'trades' },
+            h('thead', {}, h('tr', {},
+              h('th', {}, 'Time'), h('th', {}, 'Trade'),
+              h('th', { class: 'r' }, `Amount (${m.token.symbol})`), h('th', { class: 'r hide-sm' }, 'Shares'), h('th', { class: 'r' }, 'Price'), h('th', { class: 'hide-sm' }, 'Trader'))),
+            el.trades)),
+        el.noTrades),
+      el.boardPanel = h('div', { id: 'leaderboard-panel', role: 'tabpanel', 'aria-labelledby': 'tab-leaderboard', testid: 'market-leaderboard', hidden: true })),
     h('section', { class: 'card area-about', 'aria-labelledby': 'about-title' }, h('h2', { id: 'about-title' }, 'About'), el.description, el.rules));
   clear(root).append(grid);
   ticket = mountTicket(ticketRoot, { market: () => state.market, account, onTraded });
@@ -382,3 +385,21 @@ function scheduleClose() {
 }
 
 start();
+
+/** The trades card's tabs: the recent trades, or the market's leaderboard (loaded when first shown). */
+function tradesTabs(m) {
+  let board = null;
+  const tab = (id, label, panel) => h('button', { type: 'button', role: 'tab', id, testid: id, class: 'btn btn-small', 'aria-selected': String(id === 'tab-trades'), 'aria-controls': panel, onclick: () => {
+    const showBoard = id === 'tab-leaderboard';
+    el.tradesPanel.hidden = showBoard;
+    el.boardPanel.hidden = !showBoard;
+    tabs.querySelectorAll('[role=tab]').forEach((t) => t.setAttribute('aria-selected', String(t.id === id)));
+    if (showBoard) {
+      if (board) board.reload();
+      else board = mountLeaderboard(el.boardPanel, { marketId: m.id }, m.token);
+    }
+  } }, label);
+  const tabs = h('div', { class: 'row-actions', role: 'tablist', 'aria-label': 'Trades or leaderboard' },
+    tab('tab-trades', 'Trades', 'trades-panel'), tab('tab-leaderboard', 'Leaderboard', 'leaderboard-panel'));
+  return tabs;
+}
