@@ -99,3 +99,19 @@ def test_status_filter_shows_only_matching_markets(world, open_tab):
         expect(cards).to_have_count(len(shown))
         for market in shown:
             expect(cards.filter(has_text=market.question)).to_have_count(1)
+
+
+def test_market_cards_follow_the_ticker(world, open_tab):
+    market = world.create_market("Does the lighthouse card follow its ticker?")
+    page = open_tab().page
+    page.goto("/?q=lighthouse%20card%20follow")
+    card = page.locator(f"[data-testid=market-card][data-market-id='{market.id}']")
+    expect(card).to_be_visible()
+    ui.mark_document(page)
+    trader = world.login(User.named("card-ticker"))
+    world.fund(trader, 50)
+    world.bet(trader, market.id, market.outcome("Yes"), tokens(10))
+    for outcome_id, price in world.prices(market.id).items():
+        expect(card.locator(f"[data-testid=card-outcome-price][data-outcome-id='{outcome_id}']")).to_have_attribute("data-price", price)
+    expect(card.get_by_test_id("card-volume")).to_contain_text("10")
+    ui.assert_not_reloaded(page)
