@@ -68,3 +68,55 @@ export class TickerSocket {
     if (this.ws) this.ws.close();
   }
 }
+
+/**
+ * One market's ticker over Server-Sent Events: `onTick(data)` for each tick (the state now
+ * first, on every (re)connection), `onState('live'|'reconnecting')`. The browser reconnects
+ * by itself; after an HTTP error it gives up and this retries with backoff.
+ */
+export class TickerStream {
+  constructor(marketId, { onTick, onState }) {
+    this.marketId = marketId;
+    this.onTick = onTick;
+    this.onState = onState || (() => {});
+    this.closed = false;
+    this.retry = 1000;
+    this.open();
+    // A tab woken from sleep may hold a dead connection: reopen when it becomes visible.
+    document.addEventListener('visibilitychange', () => {
+      if (!document.hidden && !this.closed && this.es && this.es.readyState === EventSource.CLOSED) this.open();
+    });
+  }
+
+  open() {
+    if (this.es) this.es.close();
+    const es = new EventSource(urlFor('market_ticker', { path: [this.marketId] }));
+    this.es = es;
+    es.addEventListener('open', () => {
+      this.retry = 1000;
+      this.onState('live');
+    });
+    es.addEventListener('ticker', (e) => {
+      let tick;
+      try {
+        tick = JSON.parse(e.data);
+      } catch {
+        return;
+      }
+      this.onTick(tick);
+    });
+    es.addEventListener('error', () => {
+      if (this.closed || this.es !== es) return;
+      this.onState('reconnecting');
+      if (es.readyState === EventSource.CLOSED) {
+        setTimeout(() => !this.closed && this.es === es && this.open(), this.retry);
+        this.retry = Math.min(this.retry * 2, 15000);
+      }
+    });
+  }
+
+  close() {
+    this.closed = true;
+    if (this.es) this.es.close();
+  }
+}
