@@ -10,7 +10,7 @@ import ui
 from conftest import DESKTOP, MOBILE
 from hanson_web import User, tokens
 
-PAGES = ["markets", "market", "portfolio", "console"]
+PAGES = ["markets", "market", "portfolio", "console", "leaderboard"]
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +47,9 @@ def visit(tab, world, market, which: str) -> None:
         key.fill(world.api_key)
         key.press("Enter")
         expect(page.get_by_text(market.question).first).to_be_visible()
+    elif which == "leaderboard":
+        page.goto(f"/leaderboard?market_id={market.id}")
+        expect(page.get_by_test_id("leaderboard")).to_be_visible()
     page.wait_for_load_state("networkidle") if which != "market" else page.wait_for_timeout(300)
 
 

@@ -71,9 +71,16 @@ def test_market_page_shows_exact_prices_chart_and_trades(world, open_tab):
     switch = page.get_by_role("group", name="Candle interval")
     names = {"1h": re.compile(r"^1h$|hourly|1-hour", re.I), "5m": re.compile(r"^5m$|5-minute", re.I)}
     for interval in ("1h", "5m"):
-        with page.expect_request(lambda r: r.url.endswith("/v1/markets/price-history/search")
-                                 and (r.post_data_json or {}).get("filters", {}).get("interval") == interval):
+        with page.expect_response(lambda r: f"/v1/markets/{market.id}/candles?" in r.url
+                                  and f"interval={interval}" in r.url) as answer:
             switch.get_by_role("button", name=names[interval]).click()
+        candles = answer.value.json()
+        assert candles["interval"] == interval
+        assert [o["outcome_id"] for o in candles["outcomes"]] == [o["id"] for o in market.outcomes]
+        # The last bucket closes at the prices the page shows.
+        closes = {o["outcome_id"]: o["candles"][-1]["close"] for o in candles["outcomes"]}
+        assert closes == prices, (closes, prices)
+        expect(chart).to_have_attribute("data-interval", interval)
         page.wait_for_timeout(200)
         assert ui.canvas_drawn(chart), f"the price chart's canvas is blank after switching to {interval}"
 
@@ -92,3 +99,19 @@ def test_status_filter_shows_only_matching_markets(world, open_tab):
         expect(cards).to_have_count(len(shown))
         for market in shown:
             expect(cards.filter(has_text=market.question)).to_have_count(1)
+
+
+def test_market_cards_follow_the_ticker(world, open_tab):
+    market = world.create_market("Does the lighthouse card follow its ticker?")
+    page = open_tab().page
+    page.goto("/?q=lighthouse%20card%20follow")
+    card = page.locator(f"[data-testid=market-card][data-market-id='{market.id}']")
+    expect(card).to_be_visible()
+    ui.mark_document(page)
+    trader = world.login(User.named("card-ticker"))
+    world.fund(trader, 50)
+    world.bet(trader, market.id, market.outcome("Yes"), tokens(10))
+    for outcome_id, price in world.prices(market.id).items():
+        expect(card.locator(f"[data-testid=card-outcome-price][data-outcome-id='{outcome_id}']")).to_have_attribute("data-price", price)
+    expect(card.get_by_test_id("card-volume")).to_contain_text("10")
+    ui.assert_not_reloaded(page)

@@ -1,4 +1,4 @@
-//! Market data for charts and crowds (public): candles.
+//! Market data for charts and crowds (public): candles and leaderboards.
 
 use axum::extract::State;
 use axum::Json;
@@ -12,10 +12,14 @@ use super::openapi::{E404, E422};
 use super::state::AppState;
 use super::trading::{date_filter, interval_micros};
 use crate::domain::candle::Bar;
+use crate::domain::leaderboard::{LeaderboardRow, RankBy};
 use crate::domain::money::Wei;
+use crate::domain::page::{Page, PageRequest, DEFAULT_PER_PAGE, MAX_PAGE, MAX_PER_PAGE};
 use crate::domain::time::{now_micros, Timestamp};
 use crate::error::{Error, Result, Validator};
 use crate::store::history::candles::{self, CandleQuery};
+use crate::store::leaderboard::Scope;
+use crate::store::tenants;
 
 /// The most buckets one candles request covers.
 const MAX_BUCKETS: i64 = 1_000;
@@ -23,7 +27,7 @@ const MAX_BUCKETS: i64 = 1_000;
 const DEFAULT_BUCKETS: i64 = 100;
 
 pub(crate) fn router() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(market_candles))
+    OpenApiRouter::new().routes(routes!(market_candles)).routes(routes!(market_leaderboard)).routes(routes!(provider_leaderboard))
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -133,4 +137,99 @@ async fn market_candles(
             .map(|(outcome_id, bars)| OutcomeCandles { outcome_id, candles: bars.into_iter().map(candle).collect() })
             .collect(),
     }))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+struct BoardQuery {
+    /// What to rank by (default profit).
+    #[param(pattern = "^(profit|volume)$")]
+    by: Option<String>,
+    #[param(minimum = 1, maximum = 92233720368547758i64)]
+    page: Option<i64>,
+    #[param(minimum = 1, maximum = 100)]
+    per_page: Option<i64>,
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+struct ProviderBoardQuery {
+    /// The token whose markets count (required).
+    token_id: Option<String>,
+    /// What to rank by (default profit).
+    #[param(pattern = "^(profit|volume)$")]
+    by: Option<String>,
+    #[param(minimum = 1, maximum = 92233720368547758i64)]
+    page: Option<i64>,
+    #[param(minimum = 1, maximum = 100)]
+    per_page: Option<i64>,
+}
+
+impl BoardQuery {
+    fn parse(&self, v: &mut Validator) -> (RankBy, PageRequest) {
+        let by = match self.by.as_deref() {
+            None => RankBy::Profit,
+            Some(text) => RankBy::parse(text).unwrap_or_else(|| {
+                v.push("by", "must be profit or volume");
+                RankBy::Profit
+            }),
+        };
+        let page = self.page.unwrap_or(1);
+        let per_page = self.per_page.unwrap_or(DEFAULT_PER_PAGE);
+        v.check((1..=MAX_PAGE).contains(&page), "page", "must be between 1 and 92233720368547758");
+        v.check((1..=MAX_PER_PAGE).contains(&per_page), "per_page", "must be between 1 and 100");
+        (by, PageRequest { page: page.clamp(1, MAX_PAGE), per_page: per_page.clamp(1, MAX_PER_PAGE) })
+    }
+}
+
+fn page_of(board: &[LeaderboardRow], page: PageRequest) -> Page<LeaderboardRow> {
+    let start = usize::try_from((page.page - 1).saturating_mul(page.per_page)).unwrap_or(usize::MAX);
+    let data = board.iter().skip(start).take(page.per_page as usize).cloned().collect();
+    Page::new(data, page, board.len() as i64)
+}
+
+/// A market's leaderboard by profit or volume (may lag the trades by up to 5 s).
+#[utoipa::path(get, path = "/v1/markets/{market_id}/leaderboard", tag = "Public",
+    params(("market_id" = String, Path), BoardQuery),
+    responses((status = 200, description = "One page of the board, best first", body = Page<LeaderboardRow>), E404, E422))]
+async fn market_leaderboard(
+    State(app): State<AppState>,
+    ApiPath(market_id): ApiPath<String>,
+    ApiQuery(query): ApiQuery<BoardQuery>,
+) -> Result<Json<Page<LeaderboardRow>>> {
+    let mut v = Validator::default();
+    let (by, page) = query.parse(&mut v);
+    v.finish()?;
+    let key = format!("market:{market_id}");
+    let board = app.leaderboards.board(&app.store, key, Scope::Market(market_id), by).await?;
+    Ok(Json(page_of(&board, page)))
+}
+
+/// A provider's leaderboard over its markets in one token, by profit or volume (may lag up to 5 s).
+#[utoipa::path(get, path = "/v1/providers/{provider_id}/leaderboard", tag = "Public",
+    params(("provider_id" = String, Path), ProviderBoardQuery),
+    responses((status = 200, description = "One page of the board, best first", body = Page<LeaderboardRow>), E404, E422))]
+async fn provider_leaderboard(
+    State(app): State<AppState>,
+    ApiPath(provider_id): ApiPath<String>,
+    ApiQuery(query): ApiQuery<ProviderBoardQuery>,
+) -> Result<Json<Page<LeaderboardRow>>> {
+    let mut v = Validator::default();
+    let (by, page) = BoardQuery { by: query.by, page: query.page, per_page: query.per_page }.parse(&mut v);
+    let token_id = query.token_id.filter(|t| !t.is_empty());
+    if token_id.is_none() {
+        v.push("token_id", "is required");
+    }
+    v.finish()?;
+    let token_id = token_id.unwrap_or_default();
+    let known = {
+        let id = provider_id.clone();
+        app.store.read(move |c| tenants::provider(c, &id)).await?.is_some()
+    };
+    if !known {
+        return Err(Error::NotFound);
+    }
+    let key = format!("provider:{provider_id}:{token_id}");
+    let board = app.leaderboards.board(&app.store, key, Scope::Provider { provider_id, token_id }, by).await?;
+    Ok(Json(page_of(&board, page)))
 }

@@ -2,6 +2,7 @@
 //! response, rate limits, OpenAPI and its viewer.
 
 pub(crate) mod auth;
+pub(crate) mod exports;
 pub(crate) mod extract;
 pub(crate) mod forward;
 pub(crate) mod idempotent;
@@ -53,6 +54,7 @@ fn routes_forwarding(forward: Option<Arc<TradeRoute>>) -> OpenApiRouter<AppState
     OpenApiRouter::with_openapi(openapi::base())
         .merge(public::router())
         .merge(market_data::router())
+        .merge(exports::router())
         .merge(provider::router())
         .merge(auth::router())
         .merge(trading::router(forward))

@@ -109,6 +109,8 @@ pub(crate) struct Shared {
     pub(crate) hub: Arc<Hub>,
     /// The watched markets' tickers.
     pub(crate) tickers: Arc<crate::events::ticker::Tickers>,
+    /// Leaderboards computed in the last few seconds.
+    pub(crate) leaderboards: Arc<crate::store::leaderboard::Leaderboards>,
     pub(crate) web: Arc<super::web::WebApp>,
     pub(crate) webhooks: crate::events::webhook_sender::SenderSettings,
     /// Wakes this node's webhook sender (a delivery became due now).
@@ -150,6 +152,7 @@ impl AppState {
             trusted_proxies,
             hub,
             tickers,
+            leaderboards: Arc::default(),
             web: Arc::new(super::web::WebApp::new(settings.web_dir)),
             webhooks: settings.webhooks,
             webhooks_wake,

@@ -1,4 +1,4 @@
-//! The web app: four HTML pages, a 404 page, the embeddable market card and their assets
+//! The web app: five HTML pages, a 404 page, the embeddable market card and their assets
 //! (`crates/hanson/web/`), built into the binary.
 //!
 //! Assets live under `/assets/<hash>/`, where the hash covers every asset, so they are cached
@@ -121,6 +121,7 @@ enum Page {
     Market,
     Portfolio,
     Console,
+    Leaderboard,
     /// What a browser gets for an address that is neither a page nor the API.
     NotFound,
     /// A market's compact live card, for other sites to frame.
@@ -128,7 +129,7 @@ enum Page {
 }
 
 impl Page {
-    const ALL: [Page; 6] = [Page::Markets, Page::Market, Page::Portfolio, Page::Console, Page::NotFound, Page::Embed];
+    const ALL: [Page; 7] = [Page::Markets, Page::Market, Page::Portfolio, Page::Console, Page::Leaderboard, Page::NotFound, Page::Embed];
 
     /// Its link in the top bar, marked as the current page there.
     fn nav_link(self) -> Option<&'static str> {
@@ -136,6 +137,7 @@ impl Page {
             Page::Markets => Some(r#"<a href="/">"#),
             Page::Portfolio => Some(r#"<a href="/portfolio">"#),
             Page::Console => Some(r#"<a href="/console">"#),
+            Page::Leaderboard => Some(r#"<a href="/leaderboard">"#),
             Page::Market | Page::NotFound | Page::Embed => None,
         }
     }
@@ -160,6 +162,7 @@ impl Page {
             Page::Market => "pages/market.html",
             Page::Portfolio => "pages/portfolio.html",
             Page::Console => "pages/console.html",
+            Page::Leaderboard => "pages/leaderboard.html",
             Page::NotFound => "pages/404.html",
             Page::Embed => "pages/embed.html",
         }
@@ -307,6 +310,7 @@ pub(crate) fn router<S: Clone + Send + Sync + 'static>(web: std::sync::Arc<WebAp
         .route("/portfolio", get(page(Page::Portfolio)))
         .route("/console", get(page(Page::Console)))
         .route("/embed/markets/{market_id}", get(page(Page::Embed)))
+        .route("/leaderboard", get(page(Page::Leaderboard)))
         .route("/favicon.ico", get(|State(web): State<std::sync::Arc<WebApp>>, headers: HeaderMap| async move { web.favicon(&headers) }))
         .route(
             "/assets/{hash}/{*name}",

@@ -7,6 +7,7 @@ pub(crate) mod event;
 pub mod fees;
 pub(crate) mod ids;
 pub(crate) mod json_maps;
+pub(crate) mod leaderboard;
 pub(crate) mod ledger;
 pub(crate) mod market;
 pub(crate) mod market_input;

@@ -17,8 +17,10 @@ pub(crate) mod batch;
 
 pub(crate) mod closures;
 pub mod event_log;
+pub(crate) mod exports;
 pub mod history;
 pub(crate) mod idempotency;
+pub(crate) mod leaderboard;
 pub(crate) mod ledger;
 pub(crate) mod market_edits;
 pub(crate) mod markets;

@@ -1,5 +1,6 @@
-// The price chart: candles from price history (never raw points, so a market with a million
-// trades loads a few hundred buckets), drawn with uPlot, extended live by the market stream.
+// The price chart: the market's candles (open, high, low, close per outcome per bucket, every
+// bucket filled, in one request), drawn with uPlot as a line of closes with each bucket's
+// candle over it, extended live by the market's updates.
 import uPlot from './vendor/uPlot.min.js';
 import { call } from './client.js';
 import { priceToNumber } from './money.js';
@@ -14,9 +15,8 @@ export const INTERVALS = [
   { id: '1d', seconds: 86400, window: null, label: '1d', title: 'Daily candles, all time' },
 ];
 
-const PER_PAGE = 100;
-// Each bucket is one point per outcome: aim for ~150 buckets, in at most 16 requests.
-const maxPages = (outcomes) => Math.max(4, Math.min(16, Math.ceil((outcomes * 150) / PER_PAGE)));
+// The most buckets one candles request may cover.
+const MAX_BUCKETS = 1000;
 
 /** The interval that suits a market of this age. */
 export function defaultInterval(createdAtIso) {
@@ -42,6 +42,7 @@ export class PriceChart {
     this.market = market;
     this.interval = INTERVALS.find((i) => i.id === defaultInterval(market.created_at));
     this.buckets = new Map(); // bucket start (s) -> Map(outcome id -> price number)
+    this.ohlc = new Map(); // bucket start (s) -> Map(outcome id -> {open, high, low, close, trades})
     this.start = null; // {t, values: Map} the prices when the window opens
     this.current = new Map(market.outcomes.map((o) => [o.id, priceToNumber(o.current_price)]));
     this.loadId = 0;
@@ -53,33 +54,19 @@ export class PriceChart {
     this.resize.observe(container);
   }
 
-  /** Loads the candles of `intervalId` and draws them. */
+  /** Loads the candles of `intervalId` (one request: every bucket, empty ones filled) and draws them. */
   async load(intervalId = this.interval.id) {
     this.interval = INTERVALS.find((i) => i.id === intervalId) || this.interval;
     const id = ++this.loadId;
     const iv = this.interval;
     this.pending = []; // live prices that arrive while the candles load
+    const nowSec = Date.now() / 1000;
     const createdAt = Math.floor(new Date(this.market.created_at).getTime() / 1000);
-    // The window opens on a whole hour: the server then answers from its hourly candles
-    // alone, without counting raw points of a partial hour.
-    const opensAt = iv.window ? Math.floor((Date.now() / 1000 - iv.window) / 3600) * 3600 : null;
-    const fromSec = opensAt !== null && opensAt > createdAt ? opensAt : null;
-    const from = fromSec !== null ? new Date(fromSec * 1000).toISOString() : null;
-    const body = (page) => ({
-      filters: { market_id: this.market.id, interval: iv.id, ...(from ? { from_date: from } : {}) },
-      pagination: { page, per_page: PER_PAGE },
-      sort: { field: 'timestamp', direction: 'desc' },
-    });
-    // The last raw points before the window give the line its starting level.
-    const before = from
-      ? call('price_history', {
-          body: { filters: { market_id: this.market.id, to_date: from }, pagination: { page: 1, per_page: Math.min(100, this.market.outcomes.length) }, sort: { field: 'timestamp', direction: 'desc' } },
-        }).catch(() => null)
-      : Promise.resolve(null);
-    // The newest page first, drawn at once; older pages follow and extend the line leftward.
-    let first, prior;
+    // The server answers at most 1,000 buckets; older ones are left out of "all time".
+    const startSec = Math.max(iv.window ? nowSec - iv.window : createdAt, nowSec - (MAX_BUCKETS - 1) * iv.seconds);
+    let answer;
     try {
-      [first, prior] = await Promise.all([call('price_history', { body: body(1) }), before]);
+      answer = await call('market_candles', { path: { market_id: this.market.id }, query: { interval: iv.id, start: new Date(startSec * 1000).toISOString() } });
       performance.mark('hanson:chart-data');
     } catch (e) {
       if (id === this.loadId) {
@@ -89,38 +76,54 @@ export class PriceChart {
       throw e;
     }
     if (id !== this.loadId) return; // another interval was chosen meanwhile
-    const limit = maxPages(this.market.outcomes.length);
-    const pages = Math.min(first.pagination.total_pages, limit);
-    const complete = first.pagination.total_pages <= limit;
     this.buckets = new Map();
-    this.add(first);
+    this.ohlc = new Map();
+    this.start = null;
+    const opens = new Map();
+    let first = null;
+    for (const o of answer.outcomes) {
+      for (const c of o.candles) {
+        const t = Math.floor(new Date(c.start).getTime() / 1000);
+        if (!opens.has(o.outcome_id)) opens.set(o.outcome_id, priceToNumber(c.open));
+        first = first === null ? t : Math.min(first, t);
+        this.put(c.start, o.outcome_id, c.close);
+        if (!this.ohlc.has(t)) this.ohlc.set(t, new Map());
+        this.ohlc.get(t).set(o.outcome_id, { open: priceToNumber(c.open), high: priceToNumber(c.high), low: priceToNumber(c.low), close: priceToNumber(c.close), trades: c.trades });
+      }
+    }
+    // The line starts at the first bucket's open.
+    if (first !== null) this.start = { t: first, values: opens };
     for (const [timestamp, prices] of this.pending) for (const p of prices) this.put(timestamp, p.outcome_id, p.price);
     this.pending = null;
-    const startT = fromSec !== null ? fromSec : createdAt;
-    const setStart = (all) => {
-      this.start = null;
-      if (!all) return; // older candles exist beyond what is drawn: the line starts at the first
-      if (prior && prior.data.length) {
-        this.start = { t: startT, values: new Map(prior.data.map((p) => [p.outcome_id, priceToNumber(p.price)])) };
-      } else {
-        // No trade before the window: prices started even.
-        const even = 1 / this.market.outcomes.length;
-        this.start = { t: startT, values: new Map(this.market.outcomes.map((o) => [o.id, even])) };
-      }
-    };
-    setStart(pages <= 1);
     this.draw(true);
     performance.mark('hanson:chart-drawn');
-    if (pages <= 1) return;
-    const rest = await Promise.all(Array.from({ length: pages - 1 }, (_, i) => call('price_history', { body: body(i + 2) })));
-    if (id !== this.loadId) return;
-    for (const page of rest) this.add(page);
-    setStart(complete);
-    this.draw(false);
   }
 
-  add(page) {
-    for (const p of page.data) this.put(p.timestamp, p.outcome_id, p.price, true);
+  /** Candle bodies (open to close) and wicks (low to high), one thin candle per outcome per bucket. */
+  drawCandles(u) {
+    if (!this.ohlc || !this.ohlc.size) return;
+    const ctx = u.ctx;
+    const outcomes = this.market.outcomes;
+    const span = u.valToPos(this.interval.seconds, 'x', true) - u.valToPos(0, 'x', true);
+    const slot = Math.max(1, Math.min(10, (span * 0.7) / outcomes.length));
+    ctx.save();
+    for (const [t, row] of this.ohlc) {
+      outcomes.forEach((o, i) => {
+        const c = row.get(o.id);
+        if (!c || (c.trades === 0 && c.high === c.low)) return; // a flat bucket: the line shows it
+        const x = u.valToPos(t, 'x', true) + span * 0.15 + i * slot;
+        const [yo, yc, yh, yl] = [c.open, c.close, c.high, c.low].map((v) => u.valToPos(v, 'y', true));
+        ctx.strokeStyle = outcomeColor(i);
+        ctx.fillStyle = outcomeColor(i);
+        ctx.globalAlpha = 0.55;
+        ctx.beginPath();
+        ctx.moveTo(x + slot / 2, yh);
+        ctx.lineTo(x + slot / 2, yl);
+        ctx.stroke();
+        ctx.fillRect(x, Math.min(yo, yc), Math.max(1, slot - 1), Math.max(1, Math.abs(yc - yo)));
+      });
+    }
+    ctx.restore();
   }
 
   put(timestamp, outcomeId, price, keepFirst = false) {
@@ -191,6 +194,7 @@ export class PriceChart {
       height: width < 500 ? 220 : 280,
       padding: [12, 8, 0, 0],
       cursor: { drag: { x: false, y: false }, points: { size: 7 } },
+      hooks: { draw: [(u) => this.drawCandles(u)] },
       legend: { show: true, live: true },
       scales: {
         x: { time: true },
@@ -237,7 +241,7 @@ export class PriceChart {
     } else {
       this.plot.setData(data, true);
     }
-    this.empty.textContent = this.buckets.size ? '' : this.pending ? 'Loading…' : 'No trades in this period yet.';
+    this.empty.textContent = this.buckets.size ? '' : this.pending ? 'Loading…' : 'No prices in this period yet.';
     this.empty.hidden = this.buckets.size > 0;
     if (reset) this.container.dataset.interval = this.interval.id;
     const now = this.market.outcomes.map((o) => `${o.title} ${pct(this.current.get(o.id))}`).join(', ');

@@ -1,7 +1,7 @@
 // Provider console: the provider's API key (this tab's sessionStorage only), its markets
 // (create, update, add outcomes, pause, resolve, cancel: `settle.js`), its treasury, and its
 // webhooks.
-import { call, errorText, newIdempotencyKey } from './client.js';
+import { call, errorText, newIdempotencyKey, urlFor } from './client.js';
 import { h, $, clear, notify, busy, submitting, statusBadge, formatDate, field } from './ui.js';
 import { toWei, fromWei, formatUnits, formatPercent } from './money.js';
 import { mountWebhooks } from './webhooks.js';
@@ -121,6 +121,7 @@ function renderWork() {
     createCard(),
     el.manage,
     treasuryCard(),
+    exportsCard(),
     el.webhooks);
   mountWebhooks(el.webhooks, { apiKey: () => state.key });
   loadMarkets();
@@ -537,6 +538,51 @@ function renderTreasury() {
   }
   el.treasury.append(h('ul', { class: 'list' }, state.treasury.map((b) =>
     h('li', { dataset: { tokenId: b.token_id, balance: b.balance } }, h('span', {}, b.symbol), h('b', { class: 'num' }, formatUnits(b.balance, b.decimals))))));
+}
+
+// ---- Exports ----------------------------------------------------------------------------
+
+/** Downloads an export (`export_trades`, `export_ledger`) with the key, as the server names it. */
+async function download(operationId, format, button, error) {
+  error.textContent = '';
+  button.disabled = true;
+  try {
+    const res = await fetch(urlFor(operationId, { query: { format } }), { headers: { Authorization: `Bearer ${state.key}` } });
+    if (!res.ok) {
+      const problem = await res.json().catch(() => ({}));
+      throw new Error(problem.detail || `The export failed (${res.status}).`);
+    }
+    const blob = await res.blob();
+    const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') || '')?.[1] || `export.${format}`;
+    const link = h('a', { href: URL.createObjectURL(blob), download: name, hidden: true });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+  } catch (e) {
+    error.textContent = e.message || String(e);
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function exportsCard() {
+  const format = h('select', { id: 'export-format', testid: 'export-format' },
+    h('option', { value: 'csv' }, 'CSV'), h('option', { value: 'ndjson' }, 'NDJSON'));
+  const error = h('p', { class: 'error', testid: 'export-error', role: 'alert' });
+  const button = (testid, label, operationId) => {
+    const b = h('button', { type: 'button', class: 'btn btn-small', testid }, label);
+    b.addEventListener('click', () => download(operationId, format.value, b, error));
+    return b;
+  };
+  return h('section', { class: 'card', 'aria-labelledby': 'exports-title' },
+    h('div', { class: 'card-title' }, h('h2', { id: 'exports-title' }, 'Exports')),
+    h('p', { class: 'muted' }, 'Every trade of your markets, or every transfer of your treasury, pools and wallets, in the order they were applied.'),
+    field('Format', format),
+    h('div', { class: 'row-actions' },
+      button('export-trades', 'Download trades', 'export_trades'),
+      button('export-ledger', 'Download ledger', 'export_ledger')),
+    error);
 }
 
 // ---- Start ------------------------------------------------------------------------------

@@ -1,12 +1,13 @@
 // Market page: prices, chart, recent trades and the trade ticket, all following the market's
-// event stream (snapshot, then every event in seq order; a new snapshot replaces the state).
+// ticker (its conflated state; the detail and trades are read again when a tick shows more).
 import { call, errorText } from './client.js';
 import { h, $, clear, statusBadge, formatDate, formatWhen, relativeTime, shortAddress, flash, outcomeColor } from './ui.js';
 import { formatPercent, formatUnits, compareDecimal, fromWei, addPercentages } from './money.js';
 import { mountAccount } from './account.js';
 import { rememberProvider, getAuth, withAuth, onAuthChange } from './session.js';
-import { MarketStream } from './live.js';
 import { PriceChart, INTERVALS } from './chart.js';
+import { mountLeaderboard } from './leaderboard.js';
+import { TickerStream } from './ticker.js';
 import { mountTicket } from './ticket.js';
 
 const MAX_TRADES = 50;
@@ -69,7 +70,7 @@ async function start() {
   chart.draw(false);
   setIntervalButtons(chart.interval.id);
   account.reload();
-  stream = new MarketStream(marketId, { onSnapshot, onEvent, onState: showStreamState });
+  stream = new TickerStream(marketId, { onTick, onState: showStreamState });
   const trades = await tradesReq;
   if (trades) mergeTrades(trades.data);
   await chartLoad;
@@ -140,14 +141,16 @@ function render() {
       h('div', { class: 'card-title' }, h('h2', { id: 'chart-title' }, 'Price'), el.tools),
       el.chart, el.chartError),
     h('section', { class: 'card area-trades', 'aria-labelledby': 'trades-title' },
-      h('h2', { id: 'trades-title' }, 'Recent trades'),
-      h('div', { class: 'table-wrap' },
-        h('table', { class: 'trades' },
-          h('thead', {}, h('tr', {},
-            h('th', {}, 'Time'), h('th', {}, 'Trade'),
-            h('th', { class: 'r' }, `Amount (${m.token.symbol})`), h('th', { class: 'r hide-sm' }, 'Shares'), h('th', { class: 'r' }, 'Price'), h('th', { class: 'hide-sm' }, 'Trader'))),
-          el.trades)),
-      el.noTrades),
+      h('div', { class: 'card-title' }, h('h2', { id: 'trades-title' }, 'Recent trades'), tradesTabs(m)),
+      el.tradesPanel = h('div', { id: 'trades-panel', role: 'tabpanel', 'aria-labelledby': 'tab-trades' },
+        h('div', { class: 'table-wrap' },
+          h('table', { class: 'trades' },
+            h('thead', {}, h('tr', {},
+              h('th', {}, 'Time'), h('th', {}, 'Trade'),
+              h('th', { class: 'r' }, `Amount (${m.token.symbol})`), h('th', { class: 'r hide-sm' }, 'Shares'), h('th', { class: 'r' }, 'Price'), h('th', { class: 'hide-sm' }, 'Trader'))),
+            el.trades)),
+        el.noTrades),
+      el.boardPanel = h('div', { id: 'leaderboard-panel', role: 'tabpanel', 'aria-labelledby': 'tab-leaderboard', testid: 'market-leaderboard', hidden: true })),
     h('section', { class: 'card area-about', 'aria-labelledby': 'about-title' }, h('h2', { id: 'about-title' }, 'About'), el.description, el.rules));
   clear(root).append(grid);
   ticket = mountTicket(ticketRoot, { market: () => state.market, account, onTraded });
@@ -353,84 +356,56 @@ function onTraded(side, receipt) {
   account.setBalance(state.market.token.id, receipt.balance_after);
 }
 
-function onSnapshot(snap) {
-  state.snapshots += 1;
-  state.market = sortOutcomes(snap.market);
-  renderMarket();
-  chart.setMarket(state.market);
-  // Trades made between the first page of trades and this snapshot would be missing: read
-  // them again (once the page has drawn). After a later snapshot (missed events are gone)
-  // read the candles too.
+// The market follows its ticker (at most a few updates a second, whatever the trading): each
+// tick's prices, totals and listed trades are applied; when it shows more than it lists
+// (trades left out, an edit, a pause, a settlement, an added outcome, or what happened while
+// disconnected) the detail and the recent trades are read again.
+let lastSeq = null;
+let refreshing = null;
+
+function refreshMarket() {
+  if (refreshing) return refreshing;
+  refreshing = call('market_detail', { path: { market_id: marketId } }).then((fresh) => {
+    state.market = sortOutcomes(fresh);
+    renderMarket();
+    chart.setMarket(state.market);
+    scheduleClose();
+    ticket.update();
+    ticket.refreshPreview();
+  }, () => {}).finally(() => {
+    refreshing = null;
+  });
   if (root.dataset.ready) loadTrades();
-  if (state.snapshots > 1) chart.load().catch((e) => showChartError(e));
+  return refreshing;
 }
 
-function onEvent(env) {
+function onTick(t) {
   const m = state.market;
-  const data = env.data || {};
-  switch (env.type) {
-    case 'market.updated':
-      state.market = sortOutcomes(data);
-      renderMarket();
-      chart.setMarket(state.market);
-      scheduleClose();
-      break;
-    case 'outcome.created':
-    case 'outcome.updated': {
-      const i = m.outcomes.findIndex((o) => o.id === data.outcome.id);
-      const merged = { total_volume: '0', ...(i >= 0 ? m.outcomes[i] : {}), ...data.outcome };
-      if (i >= 0) m.outcomes[i] = merged;
-      else m.outcomes.push(merged);
-      sortOutcomes(m);
-      for (const p of data.prices || []) {
-        const o = m.outcomes.find((x) => x.id === p.outcome_id);
-        if (o) o.current_price = p.price;
-      }
-      renderMarket();
-      chart.setMarket(m);
-      break;
-    }
-    case 'trade.created': {
-      const t = data.trade;
-      const at = new Date(t.created_at).getTime();
-      if (at >= state.lastTradeAt) state.lastTradeAt = at;
-      m.total_volume = data.total_volume ?? m.total_volume;
-      m.total_pool = data.total_pool ?? m.total_pool;
-      const o = m.outcomes.find((x) => x.id === t.outcome_id);
-      if (o) o.total_volume = (BigInt(o.total_volume || '0') + BigInt(t.amount)).toString();
-      for (const p of data.prices || []) {
-        const x = m.outcomes.find((y) => y.id === p.outcome_id);
-        if (x) x.current_price = p.price;
-      }
-      el.volume.textContent = `${formatUnits(m.total_volume, m.token.decimals, 2)} ${m.token.symbol}`;
-      el.pool.textContent = `${formatUnits(m.total_pool, m.token.decimals, 2)} ${m.token.symbol}`;
-      renderOutcomes();
-      ticket.update();
-      ticket.refreshPreview();
-      addTrade(t);
-      chart.addPrices(env.timestamp || t.created_at, data.prices || []);
-      break;
-    }
-    case 'market.closed':
-      m.status = 'closed';
-      renderMarket();
-      break;
-    case 'market.resolved':
-    case 'market.cancelled':
-    case 'market.finalized':
-      m.status = env.type === 'market.cancelled' ? 'cancelled' : 'resolved';
-      if (data.winning_outcome_id) m.winning_outcome_id = data.winning_outcome_id;
-      renderMarket();
-      // The detail carries the settled prices and times.
-      call('market_detail', { path: { market_id: marketId } }).then((fresh) => {
-        state.market = sortOutcomes(fresh);
-        renderMarket();
-        chart.setMarket(state.market);
-      }, () => {});
-      break;
-    default:
-      break;
+  const known = new Set(m.outcomes.map((o) => o.id));
+  const reshaped = t.prices.length !== m.outcomes.length || t.prices.some((p) => !known.has(p.outcome_id));
+  const restated = t.status !== m.status || t.trading_paused !== !!m.trading_paused;
+  const missed = lastSeq === null ? false : t.seq - lastSeq > t.trades.length || t.trades_omitted > 0;
+  const rejoined = lastSeq === null || t.seq < lastSeq;
+  lastSeq = t.seq;
+  for (const tr of t.trades) {
+    const at = new Date(tr.created_at).getTime();
+    if (at >= state.lastTradeAt) state.lastTradeAt = at;
+    const o = m.outcomes.find((x) => x.id === tr.outcome_id);
+    if (o && !state.tradeIds.has(tr.id)) o.total_volume = (BigInt(o.total_volume || '0') + BigInt(tr.amount)).toString();
+    addTrade(tr);
   }
+  m.total_volume = t.total_volume;
+  m.total_pool = t.total_pool;
+  el.volume.textContent = `${formatUnits(m.total_volume, m.token.decimals, 2)} ${m.token.symbol}`;
+  el.pool.textContent = `${formatUnits(m.total_pool, m.token.decimals, 2)} ${m.token.symbol}`;
+  if (!reshaped) {
+    applyPrices(t.prices);
+    const last = t.trades.length ? t.trades[t.trades.length - 1].created_at : new Date().toISOString();
+    chart.addPrices(last, t.prices);
+  }
+  if (reshaped || restated || missed) refreshMarket();
+  else if (rejoined && root.dataset.ready) loadTrades();
+  if (rejoined) state.snapshots += 1;
 }
 
 // Trading stops at closes_at; the server announces market.closed a few seconds later.
@@ -444,3 +419,21 @@ function scheduleClose() {
 }
 
 start();
+
+/** The trades card's tabs: the recent trades, or the market's leaderboard (loaded when first shown). */
+function tradesTabs(m) {
+  let board = null;
+  const tab = (id, label, panel) => h('button', { type: 'button', role: 'tab', id, testid: id, class: 'btn btn-small', 'aria-selected': String(id === 'tab-trades'), 'aria-controls': panel, onclick: () => {
+    const showBoard = id === 'tab-leaderboard';
+    el.tradesPanel.hidden = showBoard;
+    el.boardPanel.hidden = !showBoard;
+    tabs.querySelectorAll('[role=tab]').forEach((t) => t.setAttribute('aria-selected', String(t.id === id)));
+    if (showBoard) {
+      if (board) board.reload();
+      else board = mountLeaderboard(el.boardPanel, { marketId: m.id }, m.token);
+    }
+  } }, label);
+  const tabs = h('div', { class: 'row-actions', role: 'tablist', 'aria-label': 'Trades or leaderboard' },
+    tab('tab-trades', 'Trades', 'trades-panel'), tab('tab-leaderboard', 'Leaderboard', 'leaderboard-panel'));
+  return tabs;
+}

@@ -4,6 +4,7 @@ import { h, $, clear, debounce, statusBadge, relativeTime, outcomeColor } from '
 import { formatPercent, formatUnits, parseDecimal } from './money.js';
 import { mountAccount } from './account.js';
 import { lastProvider, discoverProvider } from './session.js';
+import { TickerSocket } from './ticker.js';
 
 const PER_PAGE = 24;
 const params = new URLSearchParams(location.search);
@@ -66,6 +67,27 @@ function syncUrl() {
   history.replaceState(null, '', s ? `?${s}` : location.pathname);
 }
 
+// Cards follow their markets' tickers: prices, bars and volume move without a reload.
+const tickers = new TickerSocket(applyTick);
+
+function applyTick(t) {
+  const card = els.list.querySelector(`[data-testid=market-card][data-market-id="${CSS.escape(t.market_id)}"]`);
+  if (!card) return;
+  // A settled market's card shows no prices (its page shows the result).
+  const settled = t.status === 'resolved' || t.status === 'cancelled';
+  for (const p of settled ? [] : t.prices) {
+    const price = card.querySelector(`[data-testid=card-outcome-price][data-outcome-id="${CSS.escape(p.outcome_id)}"]`);
+    if (!price || price.dataset.price === p.price) continue;
+    price.dataset.price = p.price;
+    price.textContent = formatPercent(p.price, 0);
+    const bar = price.closest('.card-outcome')?.nextElementSibling?.firstElementChild;
+    if (bar) bar.style.width = `${Math.max(1, Math.min(100, Number(parseDecimal(p.price, 4)) / 100))}%`;
+  }
+  const token = state.tokens.get(card.dataset.tokenId);
+  const volume = card.querySelector('[data-testid=card-volume]');
+  if (token && volume) volume.textContent = `${formatUnits(t.total_volume, token.decimals, 2)} ${token.symbol || ''} vol.`;
+}
+
 async function load({ append = false } = {}) {
   const request = ++state.request;
   const page = append ? state.page + 1 : 1;
@@ -100,6 +122,7 @@ async function load({ append = false } = {}) {
       els.list.append(providers === 0 ? firstRun() : h('p', { class: 'empty', testid: 'markets-empty' }, 'No markets match. Try another search or filter.'));
     }
     els.more.hidden = state.page >= state.totalPages;
+    tickers.follow([...els.list.querySelectorAll('[data-testid=market-card]')].map((c) => c.dataset.marketId));
   } catch (e) {
     if (request !== state.request) return;
     els.error.textContent = errorText(e);
@@ -121,7 +144,7 @@ function card(m) {
   const volume = decimals === null ? '—' : formatUnits(m.total_volume, decimals, 2);
   // A settled market's last prices mean nothing any more: its page shows the result.
   const settled = m.status === 'resolved' || m.status === 'cancelled';
-  return h('a', { class: 'market-card', href: `/markets/${encodeURIComponent(m.id)}`, testid: 'market-card', dataset: { marketId: m.id } },
+  return h('a', { class: 'market-card', href: `/markets/${encodeURIComponent(m.id)}`, testid: 'market-card', dataset: { marketId: m.id, tokenId: m.token?.id || '' } },
     h('div', { class: 'card-meta' }, statusBadge(m.status), m.category ? h('span', { class: 'chip' }, m.category) : null, h('span', {}, m.provider?.name || '')),
     h('h2', {}, m.question),
     h('div', { class: 'card-outcomes' },

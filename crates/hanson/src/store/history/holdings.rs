@@ -22,9 +22,9 @@ pub(crate) struct HoldingsQuery {
 }
 
 /// Markets of the positions valued so far: the market, its prices and payout terms.
-type Seen = HashMap<MarketId, (Market, Vec<lmsr::Price>, (u128, u128))>;
+pub(crate) type Seen = HashMap<MarketId, (Market, Vec<lmsr::Price>, (u128, u128))>;
 
-fn value_position(c: &mut dyn Conn, p: Position, markets_seen: &mut Seen) -> Result<Holding> {
+pub(crate) fn value_position(c: &mut dyn Conn, p: Position, markets_seen: &mut Seen) -> Result<Holding> {
     if !markets_seen.contains_key(&p.market_id) {
         let m = markets::market(c, &p.market_id, false)?.ok_or_else(|| Error::internal("position without market"))?;
         let prices = m.prices()?;

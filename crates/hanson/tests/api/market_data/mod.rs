@@ -2,4 +2,6 @@
 //! computed here from the trades the test made.
 
 mod candles;
+mod exports;
+mod leaderboard;
 mod ticker;
