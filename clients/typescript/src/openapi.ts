@@ -393,6 +393,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/markets/{market_id}/leaderboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A market's leaderboard by profit or volume (may lag the trades by up to 5 s). */
+        get: operations["market_leaderboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/markets/{market_id}/sell": {
         parameters: {
             query?: never;
@@ -462,6 +479,50 @@ export interface paths {
         get?: never;
         /** Create or replace an alt-network account key in the provider's registry. */
         put: operations["put_alt_key"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/exports/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the provider's ledger (every transfer touching its treasury, its markets' pools or its wallets, by id).
+         * @description `{id, created_at, kind, token_id, amount, from_account, to_account, market_id,
+         *     wallet_address, reference}`; `market_id` names the pool's market when a pool is a side,
+         *     `wallet_address` the wallet's address when a wallet is (the sender's first), `reference`
+         *     the transfer's reference (a trade, claim or deposit id). Null in CSV is an empty field.
+         */
+        get: operations["export_ledger"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/exports/trades": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the provider's trades (every trade of its markets, in apply order).
+         * @description The trade record's fields; CSV with a header row of their names. Streamed: the body ends
+         *     early (the connection is cut, not closed cleanly) if the export fails part-way.
+         */
+        get: operations["export_trades"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -805,6 +866,23 @@ export interface paths {
         put?: never;
         /** Send a `webhook.test` event to this endpoint, whatever it subscribes to. */
         post: operations["send_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/providers/{provider_id}/leaderboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A provider's leaderboard over its markets in one token, by profit or volume (may lag up to 5 s). */
+        get: operations["provider_leaderboard"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1399,6 +1477,25 @@ export interface components {
          * @example 1000000000000000000
          */
         InputAmount: string;
+        /** @description One row of a leaderboard. */
+        LeaderboardRow: {
+            /** @description Sells' net proceeds + claims + refunds + the current value of open positions - bets' gross amounts. */
+            profit: components["schemas"]["SignedWei"];
+            /**
+             * Format: int64
+             * @description 1 for the first; ties are ordered by `wallet_id` and still get distinct ranks.
+             */
+            rank: number;
+            /**
+             * Format: int64
+             * @description How many trades the wallet made.
+             */
+            trades: number;
+            /** @description The wallet's trades' `amount`, summed. */
+            volume: components["schemas"]["Wei"];
+            wallet_address: string;
+            wallet_id: components["schemas"]["WalletId"];
+        };
         /** @description A list without pages. */
         List_Token: {
             data: components["schemas"]["Token"][];
@@ -1607,6 +1704,11 @@ export interface components {
         /** @description One page of a list, with exact totals. */
         Page_Holding: {
             data: components["schemas"]["Holding"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /** @description One page of a list, with exact totals. */
+        Page_LeaderboardRow: {
+            data: components["schemas"]["LeaderboardRow"][];
             pagination: components["schemas"]["Pagination"];
         };
         /** @description One page of a list, with exact totals. */
@@ -2963,6 +3065,41 @@ export interface operations {
             503: components["responses"]["E503"];
         };
     };
+    market_leaderboard: {
+        parameters: {
+            query?: {
+                /** @description What to rank by (default profit). */
+                by?: string;
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                market_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the board, best first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_LeaderboardRow"];
+                };
+            };
+            400: components["responses"]["E400"];
+            404: components["responses"]["E404"];
+            414: components["responses"]["E414"];
+            422: components["responses"]["E422"];
+            429: components["responses"]["E429"];
+            431: components["responses"]["E431"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
     sell: {
         parameters: {
             query?: never;
@@ -3098,6 +3235,82 @@ export interface operations {
             413: components["responses"]["E413"];
             414: components["responses"]["E414"];
             415: components["responses"]["E415"];
+            422: components["responses"]["E422"];
+            429: components["responses"]["E429"];
+            431: components["responses"]["E431"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    export_ledger: {
+        parameters: {
+            query?: {
+                /** @description `csv` (default) or `ndjson`. */
+                format?: string;
+                /** @description Only rows at or after this time (RFC 3339). */
+                from?: components["schemas"]["Timestamp"];
+                /** @description Only rows at or before this time (RFC 3339). */
+                to?: components["schemas"]["Timestamp"];
+                /** @description Only this market (trades on it; transfers touching its pool). 404 if not the provider's. */
+                market_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transfers, CSV (text/csv) or NDJSON (application/x-ndjson), as an attachment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            404: components["responses"]["E404"];
+            414: components["responses"]["E414"];
+            422: components["responses"]["E422"];
+            429: components["responses"]["E429"];
+            431: components["responses"]["E431"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    export_trades: {
+        parameters: {
+            query?: {
+                /** @description `csv` (default) or `ndjson`. */
+                format?: string;
+                /** @description Only rows at or after this time (RFC 3339). */
+                from?: components["schemas"]["Timestamp"];
+                /** @description Only rows at or before this time (RFC 3339). */
+                to?: components["schemas"]["Timestamp"];
+                /** @description Only this market (trades on it; transfers touching its pool). 404 if not the provider's. */
+                market_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The trades, CSV (text/csv) or NDJSON (application/x-ndjson), as an attachment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["E400"];
+            401: components["responses"]["E401"];
+            404: components["responses"]["E404"];
+            414: components["responses"]["E414"];
             422: components["responses"]["E422"];
             429: components["responses"]["E429"];
             431: components["responses"]["E431"];
@@ -3933,6 +4146,43 @@ export interface operations {
             401: components["responses"]["E401"];
             404: components["responses"]["E404"];
             414: components["responses"]["E414"];
+            429: components["responses"]["E429"];
+            431: components["responses"]["E431"];
+            500: components["responses"]["E500"];
+            503: components["responses"]["E503"];
+        };
+    };
+    provider_leaderboard: {
+        parameters: {
+            query?: {
+                /** @description The token whose markets count (required). */
+                token_id?: string;
+                /** @description What to rank by (default profit). */
+                by?: string;
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                provider_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the board, best first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Page_LeaderboardRow"];
+                };
+            };
+            400: components["responses"]["E400"];
+            404: components["responses"]["E404"];
+            414: components["responses"]["E414"];
+            422: components["responses"]["E422"];
             429: components["responses"]["E429"];
             431: components["responses"]["E431"];
             500: components["responses"]["E500"];

@@ -28,6 +28,7 @@ from .health import Health
 from .holding import Holding
 from .holdings_filters import HoldingsFilters
 from .images import Images
+from .leaderboard_row import LeaderboardRow
 from .list_token import ListToken
 from .login_input import LoginInput
 from .market_common import MarketCommon
@@ -52,6 +53,7 @@ from .outcome_view import OutcomeView
 from .page_delivery import PageDelivery
 from .page_endpoint import PageEndpoint
 from .page_holding import PageHolding
+from .page_leaderboard_row import PageLeaderboardRow
 from .page_market_summary import PageMarketSummary
 from .page_price_point import PagePricePoint
 from .page_trade_record import PageTradeRecord
@@ -138,6 +140,7 @@ __all__ = (
     "Holding",
     "HoldingsFilters",
     "Images",
+    "LeaderboardRow",
     "ListToken",
     "LoginInput",
     "MarketCommon",
@@ -162,6 +165,7 @@ __all__ = (
     "PageDelivery",
     "PageEndpoint",
     "PageHolding",
+    "PageLeaderboardRow",
     "PageMarketSummary",
     "PagePricePoint",
     "PageTradeRecord",
