@@ -66,6 +66,7 @@ pub(crate) fn router(state: AppState, forward: Option<Arc<TradeRoute>>) -> Route
     let (router, _) = routes_forwarding(forward).split_for_parts();
     router
         .merge(web::router(state.web.clone()))
+        .route(openapi::VIEWER_SCRIPT_PATH, axum::routing::get(openapi::viewer_script))
         .fallback(|| async { Error::NoRoute })
         .method_not_allowed_fallback(|| async { Error::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

@@ -71,7 +71,7 @@ impl File {
     }
 }
 
-fn gzipped(raw: &[u8]) -> Bytes {
+pub(crate) fn gzipped(raw: &[u8]) -> Bytes {
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     encoder.write_all(raw).expect("writing to a Vec cannot fail");
     Bytes::from(encoder.finish().expect("writing to a Vec cannot fail"))

@@ -116,8 +116,22 @@ async fn the_viewer_is_served_without_a_cdn() {
     assert_eq!(res.status(), StatusCode::OK);
     assert!(res.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
     let html = res.text().await.unwrap();
-    assert!(html.contains("/v1/openapi.json"));
+    assert!(html.contains(r#"spec-url="/v1/openapi.json""#));
+    assert!(html.contains(r#"load-fonts="false""#), "no fonts from elsewhere");
     assert!(!html.contains("https://"), "no external assets");
+    // The vendored RapiDoc bundle, from the binary, gzipped, cached for good.
+    assert!(html.contains(r#"<script type="module" src="/docs/rapidoc-9.3.8.min.js"></script>"#));
+    let script = app.client.get(format!("{}/docs/rapidoc-9.3.8.min.js", app.base)).header("accept-encoding", "gzip").send().await.unwrap();
+    assert_eq!(script.status(), StatusCode::OK);
+    assert_eq!(script.headers()["content-type"], "text/javascript; charset=utf-8");
+    assert_eq!(script.headers()["content-encoding"], "gzip");
+    assert_eq!(script.headers()["cache-control"], "public, max-age=31536000, immutable");
+    let plain = app.client.get(format!("{}/docs/rapidoc-9.3.8.min.js", app.base)).send().await.unwrap();
+    assert!(plain.headers().get("content-encoding").is_none());
+    let body = plain.bytes().await.unwrap();
+    let vendored = include_bytes!("../../src/api/docs_viewer/rapidoc-9.3.8.min.js");
+    assert_eq!(body.len(), vendored.len());
+    assert!(body[..] == vendored[..]);
 }
 
 /// The request schemas and the server agree at the edges of the rules the document states
