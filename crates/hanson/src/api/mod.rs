@@ -2,7 +2,9 @@
 //! response, rate limits, OpenAPI and its viewer.
 
 pub(crate) mod auth;
+pub(crate) mod examples;
 pub(crate) mod extract;
+pub(crate) mod field_docs;
 pub(crate) mod forward;
 pub(crate) mod idempotent;
 pub(crate) mod middleware;
@@ -118,6 +120,8 @@ pub(crate) fn openapi_json() -> &'static Value {
         let mut doc = serde_json::to_value(doc).expect("the OpenAPI document serializes");
         openapi::refine_request_schemas(&mut doc);
         openapi::add_webhooks(&mut doc);
+        field_docs::describe_fields(&mut doc);
+        examples::add_request_examples(&mut doc);
         doc
     })
 }

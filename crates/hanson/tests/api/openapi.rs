@@ -214,3 +214,63 @@ async fn the_document_is_one_code_generators_read_whole() {
     }
     check(&doc, &doc, "");
 }
+
+/// The served document as a product: every operation has a readable operationId and a
+/// summary, every JSON request body an example its schema accepts, and every field of every
+/// schema (components, and the webhooks' bodies) a description.
+#[tokio::test]
+async fn every_operation_and_field_is_described_and_every_body_has_an_example() {
+    let app = TestApp::spawn().await;
+    let doc = app.get("/v1/openapi.json", None).await.body;
+    let mut problems = Vec::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            let id = op["operationId"].as_str().unwrap_or_default();
+            if id.is_empty() || !id.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
+                problems.push(format!("{method} {path}: operationId {id:?} is not snake_case"));
+            }
+            if op["summary"].as_str().is_none_or(str::is_empty) {
+                problems.push(format!("{method} {path}: no summary"));
+            }
+            if let Some(media) = op.pointer("/requestBody/content/application~1json") {
+                match media.get("example") {
+                    None => problems.push(format!("{method} {path}: no example body")),
+                    Some(example) => {
+                        let method = reqwest::Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+                        if !contract::openapi::request_schema_accepts(&method, path, example) {
+                            problems.push(format!("{method} {path}: its schema refuses its example {example}"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut undescribed = Vec::new();
+    walk_properties(&doc["components"], "components", &mut undescribed);
+    walk_properties(&doc["webhooks"], "webhooks", &mut undescribed);
+    problems.extend(undescribed.into_iter().map(|path| format!("{path}: no description")));
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+/// The paths of the properties under `value` that have no description.
+fn walk_properties(value: &Value, path: &str, undescribed: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, inner) in map {
+                if key == "properties" {
+                    for (field, property) in inner.as_object().unwrap() {
+                        let here = format!("{path}.{field}");
+                        if property["description"].as_str().is_none_or(str::is_empty) {
+                            undescribed.push(here.clone());
+                        }
+                        walk_properties(property, &here, undescribed);
+                    }
+                } else {
+                    walk_properties(inner, &format!("{path}/{key}"), undescribed);
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|inner| walk_properties(inner, path, undescribed)),
+        _ => {}
+    }
+}
