@@ -2,6 +2,7 @@
 //! response, rate limits, OpenAPI and its viewer.
 
 pub(crate) mod auth;
+pub(crate) mod card;
 pub(crate) mod examples;
 pub(crate) mod extract;
 pub(crate) mod field_docs;
@@ -69,6 +70,7 @@ pub(crate) fn router(state: AppState, forward: Option<Arc<TradeRoute>>) -> Route
     router
         .merge(web::router(state.web.clone()))
         .route(openapi::VIEWER_SCRIPT_PATH, axum::routing::get(openapi::viewer_script))
+        .merge(card::router())
         .fallback(|| async { Error::NoRoute })
         .method_not_allowed_fallback(|| async { Error::MethodNotAllowed })
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

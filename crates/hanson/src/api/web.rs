@@ -215,6 +215,20 @@ impl WebApp {
         }
     }
 
+    /// The market page with `head` (its Open Graph and Twitter tags, escaped by the caller)
+    /// added at the end of its `<head>`.
+    pub(crate) fn market_page(&self, headers: &HeaderMap, head: &str) -> Response {
+        let (html, cache) = match &self.source {
+            Source::Embedded { pages, .. } => (pages.get(Page::Market.file()).map(|f| f.raw.clone()), "no-cache"),
+            Source::Dir(dir) => {
+                (Page::Market.compose(|name| std::fs::read_to_string(dir.join(name)).ok(), DEV_BASE).map(Bytes::from), "no-store")
+            }
+        };
+        let Some(html) = html else { return Error::NoRoute.into_response() };
+        let html = String::from_utf8_lossy(&html).replacen("</head>", &format!("{head}\n</head>"), 1);
+        File::new(Page::Market.file(), Bytes::from(html)).respond(headers, cache, true)
+    }
+
     fn asset(&self, hash: &str, name: &str, headers: &HeaderMap) -> Response {
         match &self.source {
             Source::Embedded { base, assets, .. } => match assets.get(name) {
@@ -246,11 +260,11 @@ impl WebApp {
     }
 }
 
+/// The pages but the market page (`api::card` serves it, with its share tags), and the assets.
 pub(crate) fn router<S: Clone + Send + Sync + 'static>(web: std::sync::Arc<WebApp>) -> Router<S> {
     let page = |page: Page| move |State(web): State<std::sync::Arc<WebApp>>, headers: HeaderMap| async move { web.page(page, &headers) };
     Router::new()
         .route("/", get(page(Page::Markets)))
-        .route("/markets/{market_id}", get(page(Page::Market)))
         .route("/portfolio", get(page(Page::Portfolio)))
         .route("/console", get(page(Page::Console)))
         .route("/favicon.ico", get(|State(web): State<std::sync::Arc<WebApp>>, headers: HeaderMap| async move { web.favicon(&headers) }))

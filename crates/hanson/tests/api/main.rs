@@ -69,6 +69,8 @@ macro_rules! api_tests {
         mod proxies;
         #[path = "schema.rs"]
         mod schema;
+        #[path = "share.rs"]
+        mod share;
         #[path = "streams/mod.rs"]
         mod streams;
         #[path = "trading/mod.rs"]
