@@ -22,7 +22,7 @@ use api::{Api, Market, MarketSpec, Provider, ONE_TOKEN};
 use env::{Database, Result, Server};
 use load::{drive, RunStats};
 
-const SCENARIOS: &[&str] = &["hot_market", "many_markets", "search", "price_history", "stream_fanout", "stream_idle", "webhooks"];
+const SCENARIOS: &[&str] = &["hot_market", "many_markets", "search", "price_history", "stream_fanout", "stream_idle", "webhooks", "card"];
 
 #[derive(Parser, Clone)]
 #[command(
@@ -41,11 +41,13 @@ const SCENARIOS: &[&str] = &["hot_market", "many_markets", "search", "price_hist
   webhooks       the hot_market load without, then with --endpoints (10) webhook endpoints
                  subscribed to * on a local receiver: trades/s and its ratio, deliveries/s,
                  delivery lag p50/p99/max, every endpoint checked for every event
+  card           GET /markets/{id}/card.png over --card-markets (20) markets, each card
+                 rendered once before the run: warm p50/p90/p99
 See crates/hanson-bench/README.md for the output fields."
 )]
 struct Args {
     /// Run one scenario: hot_market, many_markets, search, price_history, stream_fanout,
-    /// stream_idle or webhooks (default: all, in that order).
+    /// stream_idle, webhooks or card (default: all, in that order).
     #[arg(long)]
     scenario: Option<String>,
     /// Concurrent keep-alive clients.
@@ -66,6 +68,9 @@ struct Args {
     /// Markets of the many_markets scenario.
     #[arg(long, default_value_t = 100)]
     markets: usize,
+    /// Markets whose share cards the card scenario fetches.
+    #[arg(long, default_value_t = 20)]
+    card_markets: usize,
     /// Markets seeded for the search scenario.
     #[arg(long, default_value_t = 100_000)]
     search_markets: usize,
@@ -136,6 +141,7 @@ enum Prepared {
     Trade { markets: Arc<Vec<Market>>, sessions: Vec<api::Session> },
     Search { providers: Arc<Vec<String>> },
     History { market: Market, from: i64, to: i64 },
+    Cards { markets: Arc<Vec<String>> },
 }
 
 struct ScenarioResult {
@@ -436,6 +442,28 @@ async fn run_scenario(args: &Args, name: &'static str) -> Result<ScenarioResult>
             }
             Prepared::History { market, from, to }
         }
+        "card" => {
+            let p = api::create_provider(&api, &bin, &db.url, &format!("bench card {tag}"), &token_id, treasury).await?;
+            let mut ids = Vec::new();
+            for i in 0..args.card_markets.max(1) {
+                let spec = MarketSpec {
+                    question: format!("Will the share card of bench market number {i} render in well under fifty milliseconds?"),
+                    category: "tech",
+                    outcomes: 2 + i % 3,
+                    liquidity: 1_000 * ONE_TOKEN,
+                    max_bet: 100 * ONE_TOKEN,
+                };
+                let market = api::create_market(&api, &p, &token_id, spec).await?;
+                // Warm: each card rendered once, so the run measures cached cards.
+                let http = reqwest::Client::new();
+                let warmed = http.get(format!("{}/markets/{}/card.png", target.base, market.id)).send().await?;
+                if !warmed.status().is_success() {
+                    return Err(format!("GET card.png answered {}", warmed.status()).into());
+                }
+                ids.push(market.id);
+            }
+            Prepared::Cards { markets: Arc::new(ids) }
+        }
         other => return Err(format!("unknown scenario {other:?}; one of {SCENARIOS:?}").into()),
     };
 
@@ -464,6 +492,10 @@ async fn run_scenario(args: &Args, name: &'static str) -> Result<ScenarioResult>
         Prepared::History { market, from, to } => {
             let readers = (0..clients).map(|_| workers::HistoryReader::new(&base, &market, from, to)).collect();
             measure(args, readers, |r: workers::HistoryReader| r.step()).await
+        }
+        Prepared::Cards { markets } => {
+            let readers = (0..clients).map(|i| workers::CardReader::new(&base, markets.clone(), i)).collect();
+            measure(args, readers, |r: workers::CardReader| r.step()).await
         }
     };
     let server_died = target

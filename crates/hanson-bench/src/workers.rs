@@ -53,6 +53,31 @@ impl Healthz {
     }
 }
 
+/// `GET /markets/{id}/card.png` over the markets in turn (each client starting at its own).
+pub(crate) struct CardReader {
+    http: reqwest::Client,
+    base: String,
+    markets: std::sync::Arc<Vec<String>>,
+    next: usize,
+}
+
+impl CardReader {
+    pub(crate) fn new(base: &str, markets: std::sync::Arc<Vec<String>>, start: usize) -> CardReader {
+        CardReader { http: client(), base: base.to_string(), markets, next: start }
+    }
+
+    pub(crate) async fn step(mut self) -> (Self, Sample) {
+        let market = &self.markets[self.next % self.markets.len()];
+        self.next += 1;
+        let sample = match exchange_vec(self.http.get(format!("{}/markets/{market}/card.png", self.base))).await {
+            Ok(body) if body.starts_with(b"\x89PNG") => Sample::ok("card"),
+            Ok(_) => Sample::err("card", "not_png".into()),
+            Err(key) => Sample::err("card", key),
+        };
+        (self, sample)
+    }
+}
+
 /// Sends and reads the whole body (so the connection is reused): Ok(body) on 2xx, Err(error
 /// key) otherwise.
 async fn exchange_vec(req: reqwest::RequestBuilder) -> Result<Vec<u8>, String> {

@@ -13,6 +13,11 @@ impl FieldError {
     pub(crate) fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
         FieldError { field: field.into(), message: message.into() }
     }
+
+    /// "`a`: must be positive; `b`: is required", for logs and the command line.
+    fn sentence(errors: &[FieldError]) -> String {
+        errors.iter().map(|e| format!("{}: {}", e.field, e.message)).collect::<Vec<_>>().join("; ")
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -42,7 +47,7 @@ pub enum Error {
     #[error("price_moved: {detail}")]
     PriceMoved { detail: String, current_price: String },
     /// 422 `validation_failed` with one entry per bad field.
-    #[error("validation failed: {0:?}")]
+    #[error("{}", FieldError::sentence(.0))]
     Validation(Vec<FieldError>),
     /// 422 with a stable code other than `validation_failed`.
     #[error("{code}: {detail}")]

@@ -1,4 +1,4 @@
-//! `hanson serve`: bind, serve, and shut down cleanly on SIGINT/SIGTERM after in-flight
+//! The HTTP server: serve a bound listener, and shut down cleanly on SIGINT/SIGTERM after in-flight
 //! requests finish. Slow or idle clients are timed out and open connections are capped
 //! ([`ConnectionLimits`]), so a crowd of half-sent requests cannot exhaust the process.
 
@@ -31,28 +31,7 @@ mod parse_errors;
 
 use crate::api::{self, AppState, Settings};
 use crate::error::{Error, Result};
-use crate::store::{Store, StoreOptions};
-
-pub(crate) struct ServeConfig {
-    pub(crate) listen: String,
-    pub(crate) database_url: String,
-    pub(crate) store_options: StoreOptions,
-    pub(crate) settings: Settings,
-    pub(crate) connections: ConnectionLimits,
-}
-
-pub(crate) async fn serve(config: ServeConfig) -> Result<()> {
-    let store = Store::open_with(&config.database_url, &config.store_options)?;
-    let listener =
-        TcpListener::bind(&config.listen).await.map_err(|e| Error::internal(format!("cannot listen on {}: {e}", config.listen)))?;
-    let address = listener.local_addr().map_err(Error::internal)?;
-    // Tests and scripts read this line to find a random port.
-    println!("listening on http://{address}");
-    tracing::info!(%address, database = %redact(&config.database_url), "hanson serving");
-    run_with(listener, store, config.settings, config.connections, shutdown_signal()).await?;
-    tracing::info!("hanson stopped");
-    Ok(())
-}
+use crate::store::Store;
 
 /// What `hanson serve` allows each client connection, and how many may be open at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -534,14 +513,14 @@ impl Body for TrackedBody {
 }
 
 /// Hides a password in a database URL for logging.
-fn redact(url: &str) -> String {
+pub(crate) fn redact(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {
         (Some(scheme_end), Some(at)) if at > scheme_end => format!("{}://***{}", &url[..scheme_end], &url[at..]),
         _ => url.to_string(),
     }
 }
 
-async fn shutdown_signal() {
+pub(crate) async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };

@@ -2,8 +2,11 @@
 //! response, rate limits, OpenAPI and its viewer.
 
 pub(crate) mod auth;
+pub(crate) mod card;
+pub(crate) mod examples;
 pub(crate) mod exports;
 pub(crate) mod extract;
+pub(crate) mod field_docs;
 pub(crate) mod forward;
 pub(crate) mod idempotent;
 pub(crate) mod market_data;
@@ -72,6 +75,8 @@ pub(crate) fn router(state: AppState, forward: Option<Arc<TradeRoute>>) -> Route
     let (router, _) = routes_forwarding(forward).split_for_parts();
     router
         .merge(web::router(state.web.clone()))
+        .route(openapi::VIEWER_SCRIPT_PATH, axum::routing::get(openapi::viewer_script))
+        .merge(card::router())
         .fallback(
             |State(app): State<AppState>, method: axum::http::Method, uri: axum::http::Uri, headers: axum::http::HeaderMap| async move {
                 if web::wants_html_404(&method, uri.path(), &headers) {
@@ -131,6 +136,8 @@ pub(crate) fn openapi_json() -> &'static Value {
         let mut doc = serde_json::to_value(doc).expect("the OpenAPI document serializes");
         openapi::refine_request_schemas(&mut doc);
         openapi::add_webhooks(&mut doc);
+        field_docs::describe_fields(&mut doc);
+        examples::add_request_examples(&mut doc);
         doc
     })
 }

@@ -326,10 +326,32 @@ pub(crate) struct IdempotencyKey {
     idempotency_key: Option<String>,
 }
 
-/// Interactive viewer of this document (HTML).
+/// The API reference: this document in RapiDoc (HTML), with try-it.
 #[utoipa::path(get, path = "/docs", tag = "Operations", responses((status = 200, description = "The viewer", content_type = "text/html", body = String)))]
 pub(crate) async fn viewer() -> Html<&'static str> {
-    Html(include_str!("docs.html"))
+    Html(include_str!("docs_viewer/docs.html"))
+}
+
+/// Where `docs.html` loads the viewer's script from (versioned, so cached for good).
+pub(crate) const VIEWER_SCRIPT_PATH: &str = "/docs/rapidoc-9.3.8.min.js";
+static VIEWER_SCRIPT: &[u8] = include_bytes!("docs_viewer/rapidoc-9.3.8.min.js");
+
+/// RapiDoc's bundle (`docs_viewer/README.md`), gzipped once when a client accepts it.
+pub(crate) async fn viewer_script(headers: axum::http::HeaderMap) -> axum::response::Response {
+    use axum::http::header::{ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_ENCODING, CONTENT_TYPE, VARY};
+    use axum::response::IntoResponse;
+    static GZIPPED: std::sync::OnceLock<bytes::Bytes> = std::sync::OnceLock::new();
+    let gzip = headers.get_all(ACCEPT_ENCODING).iter().filter_map(|v| v.to_str().ok()).any(|v| v.contains("gzip"));
+    let common = [
+        (CONTENT_TYPE, "text/javascript; charset=utf-8"),
+        (CACHE_CONTROL, "public, max-age=31536000, immutable"),
+        (VARY, "accept-encoding"),
+    ];
+    if gzip {
+        let body = GZIPPED.get_or_init(|| super::web::gzipped(VIEWER_SCRIPT)).clone();
+        return (common, [(CONTENT_ENCODING, "gzip")], body).into_response();
+    }
+    (common, bytes::Bytes::from_static(VIEWER_SCRIPT)).into_response()
 }
 
 /// The deliveries a provider's endpoints receive (`docs/api.md`, "Webhooks"), as OpenAPI 3.1

@@ -93,7 +93,7 @@ impl File {
     }
 }
 
-fn gzipped(raw: &[u8]) -> Bytes {
+pub(crate) fn gzipped(raw: &[u8]) -> Bytes {
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     encoder.write_all(raw).expect("writing to a Vec cannot fail");
     Bytes::from(encoder.finish().expect("writing to a Vec cannot fail"))
@@ -263,6 +263,20 @@ impl WebApp {
         response
     }
 
+    /// The market page with `head` (its Open Graph and Twitter tags, escaped by the caller)
+    /// added at the end of its `<head>`.
+    pub(crate) fn market_page(&self, headers: &HeaderMap, head: &str) -> Response {
+        let (html, cache) = match &self.source {
+            Source::Embedded { pages, .. } => (pages.get(Page::Market.file()).map(|f| f.raw.clone()), "no-cache"),
+            Source::Dir(dir) => {
+                (Page::Market.compose(|name| std::fs::read_to_string(dir.join(name)).ok(), DEV_BASE).map(Bytes::from), "no-store")
+            }
+        };
+        let Some(html) = html else { return Error::NoRoute.into_response() };
+        let html = String::from_utf8_lossy(&html).replacen("</head>", &format!("{head}\n</head>"), 1);
+        File::new(Page::Market.file(), Bytes::from(html)).respond(headers, cache, Kind::Page)
+    }
+
     fn asset(&self, hash: &str, name: &str, headers: &HeaderMap) -> Response {
         match &self.source {
             Source::Embedded { base, assets, .. } => match assets.get(name) {
@@ -302,11 +316,11 @@ pub(crate) fn wants_html_404(method: &Method, path: &str, headers: &HeaderMap) -
     (method == Method::GET || method == Method::HEAD) && !api && html
 }
 
+/// The pages but the market page (`api::card` serves it, with its share tags), and the assets.
 pub(crate) fn router<S: Clone + Send + Sync + 'static>(web: std::sync::Arc<WebApp>) -> Router<S> {
     let page = |page: Page| move |State(web): State<std::sync::Arc<WebApp>>, headers: HeaderMap| async move { web.page(page, &headers) };
     Router::new()
         .route("/", get(page(Page::Markets)))
-        .route("/markets/{market_id}", get(page(Page::Market)))
         .route("/portfolio", get(page(Page::Portfolio)))
         .route("/console", get(page(Page::Console)))
         .route("/embed/markets/{market_id}", get(page(Page::Embed)))

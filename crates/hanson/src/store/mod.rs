@@ -114,7 +114,16 @@ impl Store {
             return Ok(Store::with_backend(Backend::Postgres(backend)));
         }
         let scheme = url.split("://").next().unwrap_or(url);
-        Err(Error::internal(format!("unsupported database URL scheme {scheme:?}: expected sqlite:// or postgres://")))
+        Err(Error::invalid("database_url", format!("the scheme {scheme:?} is not supported: expected sqlite://PATH or postgres://...")))
+    }
+
+    /// Opens a database that must exist already (every command but `serve`): a SQLite file
+    /// that is missing or holds no Hanson schema is refused, never created.
+    pub fn open_existing(url: &str) -> Result<Store> {
+        if url.starts_with("sqlite:") {
+            sqlite::existing(url)?;
+        }
+        Self::open(url)
     }
 
     fn with_backend(backend: Backend) -> Store {

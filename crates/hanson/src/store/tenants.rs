@@ -35,6 +35,16 @@ pub(crate) fn rotate_key(c: &mut dyn Conn, provider_id: &str, key_hash: &[u8], n
     Ok(())
 }
 
+pub(crate) fn provider_count(c: &mut dyn Conn) -> Result<i64> {
+    c.query_one("SELECT count(*) FROM providers", &[])?.int(0)
+}
+
+/// Every provider, oldest first.
+pub(crate) fn providers(c: &mut dyn Conn) -> Result<Vec<Provider>> {
+    let rows = c.query("SELECT id, name FROM providers ORDER BY created_at, id", &[])?;
+    rows.iter().map(|r| Ok(Provider { id: r.text(0)?.into(), name: r.text(1)? })).collect()
+}
+
 pub(crate) fn provider(c: &mut dyn Conn, id: &str) -> Result<Option<Provider>> {
     let row = c.query_opt("SELECT id, name FROM providers WHERE id = $1", &[Param::Text(id)])?;
     row.map(|r| Ok(Provider { id: r.text(0)?.into(), name: r.text(1)? })).transpose()

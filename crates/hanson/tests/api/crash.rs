@@ -258,6 +258,7 @@ async fn acknowledged_bets_survive_a_kill_9_exactly_once() {
     let logs = tempfile::tempdir().unwrap();
     let log: PathBuf = logs.path().join("serve.log");
 
+    create_database(&url).await;
     let provider = cli_on(&url, &["provider", "create", "--name", "Crash Games"]);
     let (provider_id, key) = (provider["provider_id"].as_str().unwrap(), provider["api_key"].as_str().unwrap());
     let token = cli_on(&url, &["token", "create", "--symbol", "USDC", "--name", "USDC token", "--decimals", "18"]);

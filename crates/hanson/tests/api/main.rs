@@ -41,6 +41,8 @@ macro_rules! api_tests {
         mod backup;
         #[path = "cli.rs"]
         mod cli;
+        #[path = "command_line.rs"]
+        mod command_line;
         #[path = "concurrency.rs"]
         mod concurrency;
         #[path = "connections.rs"]
@@ -69,6 +71,8 @@ macro_rules! api_tests {
         mod proxies;
         #[path = "schema.rs"]
         mod schema;
+        #[path = "share.rs"]
+        mod share;
         #[path = "streams/mod.rs"]
         mod streams;
         #[path = "trading/mod.rs"]

@@ -122,8 +122,22 @@ async fn the_viewer_is_served_without_a_cdn() {
     assert_eq!(res.status(), StatusCode::OK);
     assert!(res.headers()["content-type"].to_str().unwrap().starts_with("text/html"));
     let html = res.text().await.unwrap();
-    assert!(html.contains("/v1/openapi.json"));
+    assert!(html.contains(r#"spec-url="/v1/openapi.json""#));
+    assert!(html.contains(r#"load-fonts="false""#), "no fonts from elsewhere");
     assert!(!html.contains("https://"), "no external assets");
+    // The vendored RapiDoc bundle, from the binary, gzipped, cached for good.
+    assert!(html.contains(r#"<script type="module" src="/docs/rapidoc-9.3.8.min.js"></script>"#));
+    let script = app.client.get(format!("{}/docs/rapidoc-9.3.8.min.js", app.base)).header("accept-encoding", "gzip").send().await.unwrap();
+    assert_eq!(script.status(), StatusCode::OK);
+    assert_eq!(script.headers()["content-type"], "text/javascript; charset=utf-8");
+    assert_eq!(script.headers()["content-encoding"], "gzip");
+    assert_eq!(script.headers()["cache-control"], "public, max-age=31536000, immutable");
+    let plain = app.client.get(format!("{}/docs/rapidoc-9.3.8.min.js", app.base)).send().await.unwrap();
+    assert!(plain.headers().get("content-encoding").is_none());
+    let body = plain.bytes().await.unwrap();
+    let vendored = include_bytes!("../../src/api/docs_viewer/rapidoc-9.3.8.min.js");
+    assert_eq!(body.len(), vendored.len());
+    assert!(body[..] == vendored[..]);
 }
 
 /// The request schemas and the server agree at the edges of the rules the document states
@@ -205,4 +219,64 @@ async fn the_document_is_one_code_generators_read_whole() {
         }
     }
     check(&doc, &doc, "");
+}
+
+/// The served document as a product: every operation has a readable operationId and a
+/// summary, every JSON request body an example its schema accepts, and every field of every
+/// schema (components, and the webhooks' bodies) a description.
+#[tokio::test]
+async fn every_operation_and_field_is_described_and_every_body_has_an_example() {
+    let app = TestApp::spawn().await;
+    let doc = app.get("/v1/openapi.json", None).await.body;
+    let mut problems = Vec::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            let id = op["operationId"].as_str().unwrap_or_default();
+            if id.is_empty() || !id.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
+                problems.push(format!("{method} {path}: operationId {id:?} is not snake_case"));
+            }
+            if op["summary"].as_str().is_none_or(str::is_empty) {
+                problems.push(format!("{method} {path}: no summary"));
+            }
+            if let Some(media) = op.pointer("/requestBody/content/application~1json") {
+                match media.get("example") {
+                    None => problems.push(format!("{method} {path}: no example body")),
+                    Some(example) => {
+                        let method = reqwest::Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+                        if !contract::openapi::request_schema_accepts(&method, path, example) {
+                            problems.push(format!("{method} {path}: its schema refuses its example {example}"));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut undescribed = Vec::new();
+    walk_properties(&doc["components"], "components", &mut undescribed);
+    walk_properties(&doc["webhooks"], "webhooks", &mut undescribed);
+    problems.extend(undescribed.into_iter().map(|path| format!("{path}: no description")));
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+/// The paths of the properties under `value` that have no description.
+fn walk_properties(value: &Value, path: &str, undescribed: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, inner) in map {
+                if key == "properties" {
+                    for (field, property) in inner.as_object().unwrap() {
+                        let here = format!("{path}.{field}");
+                        if property["description"].as_str().is_none_or(str::is_empty) {
+                            undescribed.push(here.clone());
+                        }
+                        walk_properties(property, &here, undescribed);
+                    }
+                } else {
+                    walk_properties(inner, &format!("{path}/{key}"), undescribed);
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|inner| walk_properties(inner, path, undescribed)),
+        _ => {}
+    }
 }

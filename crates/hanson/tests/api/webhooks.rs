@@ -311,6 +311,7 @@ async fn a_killed_service_delivers_every_event_after_its_restart() {
     let address = listener.local_addr().unwrap();
     drop(listener);
     let db = TestDatabase::create();
+    create_database(&db.url).await;
     let provider = cli_on(&db.url, &["provider", "create", "--name", "Acme"]);
     let key = provider["api_key"].as_str().unwrap().to_string();
     let token = cli_on(&db.url, &["token", "create", "--symbol", "USDC", "--name", "USDC", "--decimals", "6"]);

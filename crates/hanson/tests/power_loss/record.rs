@@ -107,6 +107,26 @@ fn cli(bin: &Path, url: &str, args: &[&str]) -> Value {
 }
 
 /// Syncs every file of `dir` and the directory, then reads them: the run's starting point.
+/// Creates the database as the README does: `hanson serve` starts on it (only `serve`
+/// creates one) and is stopped once it listens.
+fn create_database(bin: &Path, url: &str, log: &Path) {
+    let stderr = std::fs::File::create(log).expect("log");
+    let mut child = Command::new(bin)
+        .args(["serve", "--listen", "127.0.0.1:0", "--database-url", url])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(stderr)
+        .spawn()
+        .expect("spawn hanson serve");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line).expect("read");
+    assert!(line.starts_with("listening on "), "hanson serve did not start: {}", std::fs::read_to_string(log).unwrap_or_default());
+    // It prints the line once the database is migrated; how it then ends does not matter
+    // (its WAL is checkpointed below).
+    child.kill().expect("kill hanson serve");
+    child.wait().expect("wait");
+}
+
 fn durable_base(dir: &Path) -> Vec<(String, u64, Vec<u8>)> {
     use std::os::unix::fs::MetadataExt;
     let mut base = Vec::new();
@@ -133,6 +153,7 @@ pub(crate) async fn record(bin: &Path, shim: &Path, work: &Path, plan: &Plan) ->
     let url = format!("sqlite://{}", dir.join(DB_NAME).display());
 
     // The CLI's part of the README's setup, before the server: the shim records only it.
+    create_database(bin, &url, &work.join("create.log"));
     let token_id = api::create_token(bin, &url).expect("token create");
     let created = cli(bin, &url, &["provider", "create", "--name", "power-cut"]);
     // The CLI leaves its WAL behind; copied into the database and removed (as the last

@@ -14,6 +14,7 @@
 
 mod checkpoints;
 mod conn;
+mod files;
 mod flusher;
 #[cfg(test)]
 mod tests;
@@ -32,6 +33,7 @@ use crate::store::readers::{self, ReadQueue};
 use crate::store::sql::Conn;
 use checkpoints::{note_wal_frames, Checkpointer, WAL_SIZE_LIMIT};
 use conn::{run_cached, SqliteConn};
+pub(crate) use files::{backup, existing, hold_for_serving, read_file, shown};
 use flusher::Flusher;
 use writer::run_writer;
 
@@ -185,8 +187,9 @@ impl SqliteBackend {
     /// Opens (creating if missing) and migrates the database, then starts the writer thread.
     pub(crate) fn open(url: &str) -> Result<Self> {
         let path = path_from_url(url).ok_or_else(|| Error::internal(format!("not a sqlite URL: {url}")))?;
-        let writer = open_writer(&path)?;
-        migrate(&writer)?;
+        let cannot = |e: Error| Error::Unavailable(format!("cannot open {} as a Hanson database: {}", shown(&path), plain(&e)));
+        let writer = open_writer(&path).map_err(cannot)?;
+        migrate(&writer).map_err(cannot)?;
         // Planner statistics: without them SQLite picks poor indexes for combined filters
         // and sorts. The optimizer thread refreshes them as the data grows.
         writer.execute_batch("PRAGMA optimize=0x10002")?;
@@ -257,24 +260,12 @@ fn run_reader(path: &Path, queue: &ReadQueue<ReadJob>) {
     }
 }
 
-/// Writes a consistent copy of the database at `url` to `target` (which must not exist) with
-/// `VACUUM INTO`, from a read transaction of its own: it runs beside a serving writer and
-/// copies the last commit before it began. Returns the copy's size in bytes.
-pub(crate) fn backup(url: &str, target: &Path) -> Result<u64> {
-    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        return Err(Error::invalid("database_url", "backup copies SQLite databases; for PostgreSQL use pg_dump (see docs/operations.md)"));
+/// An error's cause without the "internal: sqlite:" of a 500's log line.
+fn plain(e: &Error) -> String {
+    match e {
+        Error::Internal(cause) => cause.trim_start_matches("sqlite: ").to_string(),
+        other => other.to_string(),
     }
-    let path = path_from_url(url).ok_or_else(|| Error::invalid("database_url", "expected sqlite://PATH"))?;
-    if !path.exists() {
-        return Err(Error::invalid("database_url", format!("no database at {}", path.display())));
-    }
-    if target.exists() {
-        return Err(Error::invalid("to", format!("{} already exists", target.display())));
-    }
-    let conn = open(&path, true)?;
-    let target_text = target.to_str().ok_or_else(|| Error::invalid("to", "must be a UTF-8 path"))?;
-    conn.execute("VACUUM INTO ?1", [target_text])?;
-    Ok(std::fs::metadata(target).map_err(Error::internal)?.len())
 }
 
 /// How often the optimizer thread looks whether its backend is still open.

@@ -204,5 +204,10 @@ async fn bad_database_urls_fail_cleanly() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(stderr.starts_with("error: ") && !stderr.contains("panicked") && !stderr.contains("secret"), "{stderr}");
+    assert!(
+        stderr.starts_with("database: postgres://***@127.0.0.1:1/hanson\nerror: ")
+            && !stderr.contains("panicked")
+            && !stderr.contains("secret"),
+        "{stderr}"
+    );
 }

@@ -130,6 +130,16 @@ pub(crate) fn read_log(log: &Path) -> String {
     tail.into_iter().rev().collect::<Vec<_>>().join("\n")
 }
 
+/// Creates and migrates a fresh database the one way the command line allows: `hanson serve`
+/// starts on it and is stopped (every other command refuses a missing database).
+pub(crate) async fn create_database(database_url: &str) {
+    let log = tempfile::NamedTempFile::new().expect("server log");
+    let mut server = ServeProcess::start(database_url, log.path()).await;
+    server.terminate();
+    let status = server.exited_within(Duration::from_secs(30)).await;
+    assert!(status.success(), "hanson serve exited with {status:?}; its log:\n{}", read_log(log.path()));
+}
+
 /// Runs the real `hanson` binary against `database_url` and parses its JSON.
 pub(crate) fn cli_on(database_url: &str, args: &[&str]) -> Value {
     let output = Command::new(BIN).args(args).args(["--database-url", database_url]).output().expect("run hanson");

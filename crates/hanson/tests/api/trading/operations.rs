@@ -251,6 +251,7 @@ async fn a_window_of_zero_is_final_at_once() {
 async fn a_restart_in_the_window_finalizes_after_it() {
     let db = TestDatabase::create();
     let url = db.url.clone();
+    create_database(&url).await;
     let provider = cli_on(&url, &["provider", "create", "--name", "Window Games"]);
     let (provider_id, key) = (provider["provider_id"].as_str().unwrap().to_string(), provider["api_key"].as_str().unwrap().to_string());
     let token_id = cli_on(&url, &["token", "create", "--symbol", "USDC", "--name", "USDC token", "--decimals", "18"])["token_id"].as_str().unwrap().to_string();
