@@ -11,7 +11,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Interactive viewer of this document (HTML). */
+        /** The API reference: this document in RapiDoc (HTML), with try-it. */
         get: operations["viewer"];
         put?: never;
         post?: never;
@@ -1198,34 +1198,56 @@ export interface components {
     schemas: {
         /** @description An alt-network account key a provider registered for a wallet address. */
         AltKey: {
+            /** @description The hash the alt key signs with. */
             hash_algo: string;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description The alt key's index on its account.
+             */
             key_id: number;
+            /** @description The alt key's public key, hex. */
             public_key: string;
+            /** @description Whether the alt key is revoked (a revoked key cannot log in). */
             revoked: boolean;
+            /** @description The signature algorithm of the alt key. */
             sign_algo: string;
+            /** @description The wallet's address (EVM: 0x + 40 hex digits). */
             wallet_address: string;
         };
         AltKeyInput: {
+            /** @description The hash the alt key signs with. */
             hash_algo: string;
             /** @description 64 bytes X||Y hex without 0x. */
             public_key: string;
-            /** @default false */
+            /**
+             * @description Whether the alt key is revoked (a revoked key cannot log in).
+             * @default false
+             */
             revoked: boolean | null;
+            /** @description The signature algorithm of the alt key. */
             sign_algo: string;
         };
         Balance: {
+            /** @description The balance in wei. */
             balance: components["schemas"]["Wei"];
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Digits after the point in token units: 1 token = 10^decimals wei.
+             */
             decimals: number;
+            /** @description The token's symbol, e.g. USDC. */
             symbol: string;
+            /** @description The token's id. */
             token_id: string;
         };
         BetInput: {
             /** @description Gross amount paid, fee included. */
             amount: components["schemas"]["InputAmount"];
+            /** @description A limit: the outcome's price after the bet may not exceed it. */
             max_price?: null | components["schemas"]["PriceBound"];
+            /** @description The fewest shares accepted: fewer is 409 price_moved and nothing changes. */
             min_shares?: null | components["schemas"]["InputAmount"];
+            /** @description The outcome's id. */
             outcome_id: string;
             /** @description The access token's session. */
             session_id: string;
@@ -1234,15 +1256,25 @@ export interface components {
         BetPreview: {
             /** @description The gross amount the bet would fill: the request's, or less under max_price. */
             amount: components["schemas"]["Wei"];
+            /** @description Average price per share of the trade, a decimal string in [0, 1]. */
             average_price: string;
+            /** @description The outcome's price now, a decimal string in [0, 1]. */
             current_price: string;
+            /** @description The fee the trade would pay, in wei. */
             estimated_fee: components["schemas"]["Wei"];
+            /** @description Shares the trade would buy or sell. */
             estimated_shares: components["schemas"]["Wei"];
+            /** @description The market's id. */
             market_id: components["schemas"]["MarketId"];
+            /** @description The amount less the fee, in wei: what bought the shares, or what a sale paid out. */
             net_amount: components["schemas"]["Wei"];
+            /** @description The outcome's price after the trade, a decimal string in [0, 1]. */
             new_outcome_price: string;
+            /** @description The outcome's id. */
             outcome_id: string;
+            /** @description How far the trade moves the outcome's price, a decimal string. */
             price_impact: string;
+            /** @description The token the amounts are in. */
             token: components["schemas"]["PreviewToken"];
             /** @description The requested amount less `amount` ("0" on a full fill). */
             unfilled_amount: components["schemas"]["Wei"];
@@ -1250,22 +1282,30 @@ export interface components {
         BetPreviewInput: {
             /** @description Gross amount, fee included. */
             amount: components["schemas"]["InputAmount"];
+            /** @description A limit: the outcome's price after the bet may not exceed it. */
             max_price?: null | components["schemas"]["PriceBound"];
+            /** @description The fewest shares accepted: fewer is 409 price_moved and nothing changes. */
             min_shares?: null | components["schemas"]["InputAmount"];
+            /** @description The outcome's id. */
             outcome_id: string;
         };
         /** @description A placed bet. */
         BetReceipt: components["schemas"]["FilledTrade"] & {
             /** @description The gross amount paid: the requested amount, or under `max_price` the part filled. */
             amount: components["schemas"]["Wei"];
+            /** @description The bet's id (its trade record). */
             bet_id: components["schemas"]["TradeId"];
+            /** @description The amount less the fee, in wei: what bought the shares, or what a sale paid out. */
             net_amount: components["schemas"]["Wei"];
+            /** @description Shares the bet bought. */
             shares_purchased: components["schemas"]["Wei"];
             /** @description The requested amount less `amount`: "0" unless a `max_price` limit filled part. */
             unfilled_amount: components["schemas"]["Wei"];
         };
         CancelInput: {
+            /** @description Free-form strings the provider records with the cancellation. */
             cancellation_data?: null | components["schemas"]["StringMap"];
+            /** @description Where the reason for cancelling comes from (free text). */
             cancellation_source?: string | null;
             /** @description Not blank. */
             canceller_wallet_id: string;
@@ -1274,16 +1314,27 @@ export interface components {
         };
         /** @description A cancelled market. */
         Cancellation: {
+            /** @description Free-form strings the provider records with the cancellation. */
             cancellation_data: unknown;
+            /** @description Where the reason for cancelling comes from (free text). */
             cancellation_source: string;
+            /** @description When the market was cancelled; null if it was not. */
             cancelled_at: components["schemas"]["Timestamp"];
+            /** @description Who cancelled, as the provider names them (free text). */
             canceller_wallet_id: string;
+            /** @description The market's id. */
             market_id: components["schemas"]["MarketId"];
+            /** @description How many positions were refunded. */
             positions_refunded: number;
+            /** @description Why the market was cancelled. */
             reason: string;
+            /** @description The share of their cost basis positions got back, a decimal string (1 unless the pool fell short). */
             refund_ratio: string;
+            /** @description The market's status after the cancellation: cancelled. */
             status: components["schemas"]["MarketStatus"];
+            /** @description Refunded in all, in wei. */
             total_refund_amount: components["schemas"]["Wei"];
+            /** @description One entry per wallet refunded. */
             user_refunds: components["schemas"]["UserRefund"][];
         };
         /** @description One bucket of an outcome's prices. */
@@ -1309,6 +1360,7 @@ export interface components {
         Candles: {
             /** @description The interval asked for. */
             interval: string;
+            /** @description The market's id. */
             market_id: string;
             /** @description Every outcome of the market in outcome order, or the one named. */
             outcomes: components["schemas"]["OutcomeCandles"][];
@@ -1319,17 +1371,29 @@ export interface components {
         };
         /** @description A claimed payout. */
         ClaimReceipt: {
+            /** @description The wallet's balance of the token after this change, in wei. */
             balance_after: components["schemas"]["Wei"];
+            /** @description The wallet's balance of the token before this change, in wei. */
             balance_before: components["schemas"]["Wei"];
+            /** @description The claim's id. */
             claim_id: components["schemas"]["TradeId"];
+            /** @description Paid out by the claim, in wei. */
             claimed_amount: components["schemas"]["Wei"];
+            /** @description When the claim was made. */
             claimed_at: components["schemas"]["Timestamp"];
+            /** @description The market's id. */
             market_id: components["schemas"]["MarketId"];
+            /** @description The outcome's id. */
             outcome_id: components["schemas"]["OutcomeId"];
+            /** @description What one winning share pays, a decimal string (1 unless the pool fell short). */
             payout_ratio: string;
+            /** @description The position's id. */
             position_id: components["schemas"]["PositionId"];
+            /** @description The login session's id; trades must name the session of their access token. */
             session_id: components["schemas"]["SessionId"];
+            /** @description Shares the claim paid out. */
             shares_claimed: components["schemas"]["Wei"];
+            /** @description The position's status after the claim: claimed. */
             status: components["schemas"]["ClaimStatus"];
         };
         /**
@@ -1338,60 +1402,92 @@ export interface components {
          */
         ClaimStatus: "completed";
         CreateMarketInput: {
+            /** @description The creator's fee, percent of each trade's gross amount (at most 4 decimals; with the platform fee at most 50). */
             creator_fee_percentage?: null | components["schemas"]["Percentage"];
+            /** @description The wallet that earns the creator fee. */
             creator_wallet_id: string;
+            /** @description What the market is about and how it resolves. */
             description?: string | null;
             /** @description After starts_at. */
             ends_at: components["schemas"]["Timestamp"];
+            /** @description The provider's own reference for the market (free text). */
             game_id?: string | null;
+            /** @description Image URLs by name. */
             images?: null | components["schemas"]["Images"];
             /** @description Moved from the provider's treasury into the market's pool. */
             liquidity: components["schemas"]["PositiveAmount"];
+            /** @description The largest gross bet amount accepted, in wei (inclusive). */
             max_bet_amount?: null | components["schemas"]["PositiveAmount"];
+            /** @description Free-form strings: category, resolution_source and any of the provider's own. */
             metadata?: null | components["schemas"]["Metadata"];
+            /** @description The smallest gross bet amount accepted, in wei (inclusive). */
             min_bet_amount?: null | components["schemas"]["PositiveAmount"];
+            /** @description The market's outcomes, in outcome_index order. */
             outcomes: components["schemas"]["OutcomeInput"][] | null;
+            /** @description The platform's fee, percent of each trade's gross amount (at most 4 decimals). */
             platform_fee_percentage?: null | components["schemas"]["Percentage"];
             /** @description `lmsr`, the only method. */
             pricing_method?: string | null;
             /** @description Not blank. */
             question: string;
+            /** @description When trading opens. */
             starts_at?: null | components["schemas"]["Timestamp"];
             /** @description At most 50 tags of at most 100 characters each. */
             tags?: string[] | null;
+            /** @description The token's id. */
             token_id: string;
         };
         /** @description One event on its way to one endpoint. */
         Delivery: {
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Attempts made so far.
+             */
             attempts: number;
+            /** @description When the delivery was queued. */
             created_at: components["schemas"]["Timestamp"];
             /** @description The event's id: the `webhook-id` header of every attempt. */
             event_id: string;
+            /** @description The event's type, e.g. trade.executed. */
             event_type: string;
+            /** @description The delivery's id. */
             id: string;
+            /** @description Why the last attempt failed, if it did. */
             last_error?: string | null;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description The HTTP status the last attempt got, if any.
+             */
             last_status_code?: number | null;
+            /** @description When the next attempt is due; null when none is. */
             next_attempt_at?: null | components["schemas"]["Timestamp"];
+            /** @description pending (an attempt is due at next_attempt_at), succeeded or failed (no attempt left). */
             status: components["schemas"]["DeliveryStatus"];
+            /** @description When its last attempt ended. */
             updated_at: components["schemas"]["Timestamp"];
         };
         /** @enum {string} */
         DeliveryStatus: "pending" | "succeeded" | "failed";
         /** @description A webhook endpoint as the API shows it. */
         Endpoint: {
+            /** @description When it was created. */
             created_at: components["schemas"]["Timestamp"];
+            /** @description The provider's note on the endpoint. */
             description?: string | null;
             /**
              * @description Why the service disabled it (`gone`: the endpoint answered 410; `failing`: five days
              *     of failures); null when enabled or disabled by the provider.
              */
             disabled_reason?: string | null;
+            /** @description Whether deliveries are sent (a disabled endpoint queues nothing). */
             enabled: boolean;
+            /** @description The event types delivered to it; ["*"] is every type. */
             event_types: string[];
+            /** @description The webhook endpoint's id. */
             id: string;
+            /** @description When it last changed. */
             updated_at: components["schemas"]["Timestamp"];
+            /** @description Where the deliveries are POSTed. */
             url: string;
         };
         /** @description The endpoint with its signing secret: the create response. */
@@ -1401,6 +1497,7 @@ export interface components {
         };
         /** @description `POST /v1/providers/webhooks`. */
         EndpointInput: {
+            /** @description A note on the endpoint, for the provider. */
             description?: string | null;
             /** @description Event types to receive, or `["*"]` for all. */
             event_types: components["schemas"]["SubscribedType"][];
@@ -1412,14 +1509,19 @@ export interface components {
         };
         /** @description `PUT /v1/providers/webhooks/{id}`: the fields given change. */
         EndpointPatch: {
+            /** @description A new note on the endpoint (absent: unchanged). */
             description?: string | null;
+            /** @description Enable or disable the endpoint (absent: unchanged). */
             enabled?: boolean | null;
+            /** @description New event types (absent: unchanged). */
             event_types?: components["schemas"]["SubscribedType"][] | null;
             /** @description As on creation. */
             url?: string | null;
         };
         FieldError: {
+            /** @description The request field that failed, by its name in the body (or the query or path parameter). */
             field: string;
+            /** @description What is wrong with it. */
             message: string;
         };
         /**
@@ -1427,45 +1529,77 @@ export interface components {
          *     fee, the wallet's balance around it, the position and the price it left.
          */
         FilledTrade: {
+            /** @description Average price per share of the trade, a decimal string in [0, 1]. */
             average_price: string;
+            /** @description The wallet's balance of the token after this change, in wei. */
             balance_after: components["schemas"]["Wei"];
+            /** @description The wallet's balance of the token before this change, in wei. */
             balance_before: components["schemas"]["Wei"];
+            /** @description When it was created. */
             created_at: components["schemas"]["Timestamp"];
+            /** @description The market's id. */
             market_id: components["schemas"]["MarketId"];
+            /** @description The outcome's price after the trade, a decimal string in [0, 1]. */
             new_outcome_price: string;
+            /** @description The outcome's id. */
             outcome_id: components["schemas"]["OutcomeId"];
+            /** @description The position's id. */
             position_id: components["schemas"]["PositionId"];
+            /** @description The login session's id; trades must name the session of their access token. */
             session_id: components["schemas"]["SessionId"];
+            /** @description The position's status after the trade. */
             status: components["schemas"]["TradeStatus"];
+            /** @description The fee the trade paid, in wei. */
             transaction_fee: components["schemas"]["Wei"];
         };
         /** @description `{"status": ...}` of the health routes. */
         Health: {
+            /** @description "ok" from /healthz, "ready" from /readyz. */
             status: string;
         };
         /** @description A position valued at its market's current prices or settlement (holdings search). */
         Holding: {
+            /** @description Average price paid per share held, a decimal string. */
             average_cost: string;
+            /** @description Paid out by the claim, in wei. */
             claimed_amount?: null | components["schemas"]["Wei"];
+            /** @description When the position was opened (its first buy). */
             created_at: components["schemas"]["Timestamp"];
+            /** @description The outcome's price now, a decimal string in [0, 1]. */
             current_price: string;
+            /** @description What the shares held would be worth at the current price, in wei. */
             current_value: components["schemas"]["Wei"];
+            /** @description The position's id. */
             id: components["schemas"]["PositionId"];
+            /** @description Whether POST /v1/markets/positions/{id}/claim would pay out now. */
             is_claimable: boolean;
+            /** @description The market's id. */
             market_id: components["schemas"]["MarketId"];
+            /** @description The outcome's id. */
             outcome_id: components["schemas"]["OutcomeId"];
+            /** @description Only positions of this kind. */
             position_type: components["schemas"]["PositionType"];
+            /** @description Shares held now. */
             shares: components["schemas"]["Wei"];
+            /** @description active, closed, won, lost, claimed or refunded. */
             status: components["schemas"]["PositionStatus"];
+            /** @description What the position cost, fees included, in wei (less what sales took out). */
             total_invested: components["schemas"]["Wei"];
+            /** @description Current value less total invested, in wei (negative is a loss). */
             unrealized_pnl: components["schemas"]["SignedWei"];
+            /** @description When the position last changed. */
             updated_at: components["schemas"]["Timestamp"];
+            /** @description The wallet's id. */
             wallet_id: components["schemas"]["WalletId"];
         };
         HoldingsFilters: {
+            /** @description The market's id. */
             market_id?: string | null;
+            /** @description The outcome's id. */
             outcome_id?: string | null;
+            /** @description Only positions of this kind. */
             position_type?: null | components["schemas"]["PositionType"];
+            /** @description Only positions in this status. */
             status?: null | components["schemas"]["PositionStatus"];
         };
         /** @description Image URLs by name, e.g. {"logo": "https://..."}. */
@@ -1493,11 +1627,14 @@ export interface components {
             trades: number;
             /** @description The wallet's trades' `amount`, summed. */
             volume: components["schemas"]["Wei"];
+            /** @description The wallet's address (EVM: 0x + 40 hex digits). */
             wallet_address: string;
+            /** @description The wallet's id. */
             wallet_id: components["schemas"]["WalletId"];
         };
         /** @description A list without pages. */
         List_Token: {
+            /** @description The items of this page. */
             data: components["schemas"]["Token"][];
         };
         /**
@@ -1512,7 +1649,9 @@ export interface components {
              * @description Alt wallets: the account key that signed.
              */
             key_id?: number | null;
+            /** @description The single-use login nonce from POST /v1/auth/nonce (valid five minutes). */
             nonce: string;
+            /** @description The provider's (tenant's) id. */
             provider_id: string;
             /** @description EVM: 0x + 65 bytes hex (v in 0, 1, 27, 28; high-s rejected). Alt: 64 bytes r||s hex without 0x. */
             signature: string;
@@ -1526,18 +1665,29 @@ export interface components {
         };
         /** @description What the summary and the detail of a market both show, besides outcomes and token. */
         MarketCommon: {
+            /** @description The market's category (metadata.category). */
             category?: string | null;
+            /** @description When trading closes (the market's ends_at). */
             closes_at: components["schemas"]["Timestamp"];
+            /** @description When it was created. */
             created_at: components["schemas"]["Timestamp"];
+            /** @description The market's description: what it is about and how it resolves. */
             description: string;
+            /** @description The market's id. */
             id: components["schemas"]["MarketId"];
+            /** @description When trading was paused; null if it is not paused. */
             paused_at?: null | components["schemas"]["Timestamp"];
             /** @description The provider's reason for the pause; null when not paused. */
             paused_reason?: string | null;
+            /** @description The provider (tenant) the market belongs to. */
             provider: components["schemas"]["ProviderRef"];
+            /** @description The market's question. */
             question: string;
+            /** @description The market's lifecycle status. */
             status: components["schemas"]["MarketStatus"];
+            /** @description Money in the market's pool, in wei. */
             total_pool: components["schemas"]["Wei"];
+            /** @description Gross amount traded in all, in wei. */
             total_volume: components["schemas"]["Wei"];
             /**
              * @description Whether the provider has paused trading: bets, sells and their previews answer 409
@@ -1546,8 +1696,11 @@ export interface components {
             trading_paused: boolean;
         };
         MarketCreated: {
+            /** @description The market created. */
             market: components["schemas"]["MarketHeader"];
+            /** @description A confirmation for people. */
             message: string;
+            /** @description The market's outcomes, in outcome_index order. */
             outcomes: components["schemas"]["OutcomeView"][];
         };
         /**
@@ -1557,49 +1710,82 @@ export interface components {
         MarketDetail: components["schemas"]["MarketCommon"] & {
             /** @description The LMSR liquidity parameter, in wei. */
             b: components["schemas"]["Wei"];
+            /** @description When the market was cancelled; null if it was not. */
             cancelled_at?: null | components["schemas"]["Timestamp"];
+            /** @description The creator's fee, percent of each trade's gross amount (at most 4 decimals; with the platform fee at most 50). */
             creator_fee_percentage: components["schemas"]["Percentage"];
+            /** @description The wallet that earns the creator fee. */
             creator_wallet_id: components["schemas"]["WalletId"];
+            /** @description When trading closes. */
             ends_at: components["schemas"]["Timestamp"];
+            /** @description When the market's result became final (after its dispute window); null before. */
             final_at?: null | components["schemas"]["Timestamp"];
+            /** @description The provider's own reference for the market (free text). */
             game_id?: string | null;
+            /** @description Image URLs by name. */
             images: components["schemas"]["Images"];
+            /** @description The market's liquidity in wei: the most the market maker can lose, funded by the treasury. */
             liquidity: components["schemas"]["Wei"];
+            /** @description The largest gross bet amount accepted, in wei (inclusive). */
             max_bet_amount: components["schemas"]["Wei"];
+            /** @description Free-form strings: category, resolution_source and any of the provider's own. */
             metadata: components["schemas"]["Metadata"];
+            /** @description The smallest gross bet amount accepted, in wei (inclusive). */
             min_bet_amount: components["schemas"]["Wei"];
+            /** @description The smallest gross bet amount accepted, in wei (same as min_bet_amount). */
             minimum_bet: components["schemas"]["Wei"];
+            /** @description The market's outcomes, in outcome_index order. */
             outcomes: components["schemas"]["OutcomeDetail"][];
+            /** @description The platform's fee, percent of each trade's gross amount (at most 4 decimals). */
             platform_fee_percentage: components["schemas"]["Percentage"];
+            /** @description How prices are made: lmsr, the only one. */
             pricing_method: string;
             /** @description True while a resolution waits out its dispute window: claims wait until final_at. */
             resolution_pending: boolean;
+            /** @description Where the result comes from (free text, e.g. a URL). */
             resolution_source?: string | null;
+            /** @description When the market was resolved; null if it was not. */
             resolved_at?: null | components["schemas"]["Timestamp"];
+            /** @description When trading opens. */
             starts_at: components["schemas"]["Timestamp"];
+            /** @description The market's tags. */
             tags: string[];
             /** @description The token, with its decimals. */
             token: components["schemas"]["Token"];
+            /** @description When it last changed. */
             updated_at: components["schemas"]["Timestamp"];
+            /** @description The outcome that won; null until the market is resolved. */
             winning_outcome_id?: null | components["schemas"]["OutcomeId"];
         };
         MarketFilters: {
+            /** @description The market's category (metadata.category). */
             category?: string | null;
+            /** @description The provider's (tenant's) id. */
             provider_id?: string | null;
             /** @description Case-insensitive match on question and description. */
             search_query?: string | null;
+            /** @description Only markets in this status. */
             status?: null | components["schemas"]["MarketStatus"];
+            /** @description The token's id. */
             token_id?: string | null;
         };
         /** @description The market fields a provider operation answers with. */
         MarketHeader: {
+            /** @description When it was created. */
             created_at?: null | components["schemas"]["Timestamp"];
+            /** @description The market's description. */
             description: string;
+            /** @description When trading closes. */
             ends_at?: null | components["schemas"]["Timestamp"];
+            /** @description The market's id. */
             id: components["schemas"]["MarketId"];
+            /** @description The market's question. */
             question: string;
+            /** @description When trading opens. */
             starts_at?: null | components["schemas"]["Timestamp"];
+            /** @description The market's lifecycle status. */
             status: components["schemas"]["MarketStatus"];
+            /** @description When it last changed. */
             updated_at?: null | components["schemas"]["Timestamp"];
         };
         /** @description A market. */
@@ -1611,15 +1797,20 @@ export interface components {
         MarketStatus: "active" | "closed" | "resolved" | "cancelled";
         /** @description A market as search results show it. */
         MarketSummary: components["schemas"]["MarketCommon"] & {
+            /** @description The market's outcomes, in outcome_index order. */
             outcomes: components["schemas"]["OutcomeView"][];
+            /** @description The token the amounts are in. */
             token: components["schemas"]["TokenRef"];
         };
         MarketUpdated: {
+            /** @description The market as it is now. */
             market: components["schemas"]["MarketHeader"];
+            /** @description A confirmation for people. */
             message: string;
         };
         /** @description A confirmation with nothing else to say. */
         Message: {
+            /** @description A confirmation for people. */
             message: string;
         };
         /** @description Free-form JSON. `category` and `resolution_source`, when given, are strings; markets are searched by `category`. */
@@ -1628,11 +1819,15 @@ export interface components {
         };
         /** @description A login nonce and the message to sign with it. */
         NonceGrant: {
+            /** @description When it stops being valid. */
             expires_at: components["schemas"]["Timestamp"];
+            /** @description The exact text the wallet signs (EIP-191 personal_sign) to log in with this nonce. */
             message: string;
+            /** @description The single-use login nonce from POST /v1/auth/nonce (valid five minutes). */
             nonce: string;
         };
         NonceInput: {
+            /** @description The provider's (tenant's) id. */
             provider_id: string;
             /** @description EVM address (0x + 40 hex, EIP-55 checked when mixed-case) or alt account address (0x + 16 hex). */
             wallet_address: string;
@@ -1643,21 +1838,27 @@ export interface components {
              *     later) to the one holding `end` (or now), ascending, none skipped.
              */
             candles: components["schemas"]["Candle"][];
+            /** @description The outcome's id. */
             outcome_id: string;
         };
         OutcomeChanged: {
+            /** @description A confirmation for people. */
             message: string;
+            /** @description The outcome as it is now. */
             outcome: components["schemas"]["OutcomeView"];
         };
         /** @description An outcome in the market detail: the summary fields and its volume. */
         OutcomeDetail: components["schemas"]["OutcomeView"] & {
+            /** @description Gross amount traded in all, in wei. */
             total_volume: components["schemas"]["Wei"];
         };
         /** @description An outcome of a market. */
         OutcomeId: string;
         /** @description An outcome to create. */
         OutcomeInput: {
+            /** @description The outcome's description (optional). */
             description?: string | null;
+            /** @description Image URLs by name. */
             images?: null | components["schemas"]["Images"];
             /**
              * Format: int64
@@ -1669,7 +1870,9 @@ export interface components {
         };
         /** @description A partial update of an outcome: only the fields present change. */
         OutcomeUpdateInput: {
+            /** @description A new description (absent: unchanged). */
             description?: string | null;
+            /** @description Image URLs by name. */
             images?: null | components["schemas"]["Images"];
             /**
              * Format: int64
@@ -1683,67 +1886,103 @@ export interface components {
         OutcomeView: {
             /** @description Price as a decimal in [0, 1] with 18 places. */
             current_price: string;
+            /** @description The outcome's description, if any. */
             description: string;
+            /** @description The outcome's id. */
             id: components["schemas"]["OutcomeId"];
+            /** @description Image URLs by name. */
             images: components["schemas"]["Images"];
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description The outcome's place in its market, from 0.
+             */
             outcome_index: number;
+            /** @description The outcome's title. */
             title: string;
+            /** @description Shares of the outcome held by everyone. */
             total_shares: components["schemas"]["Wei"];
         };
         /** @description One page of a list, with exact totals. */
         Page_Delivery: {
+            /** @description The items of this page. */
             data: components["schemas"]["Delivery"][];
+            /** @description Which page, and how large (absent: page 1 of 20). */
             pagination: components["schemas"]["Pagination"];
         };
         /** @description One page of a list, with exact totals. */
         Page_Endpoint: {
+            /** @description The items of this page. */
             data: components["schemas"]["Endpoint"][];
+            /** @description Which page, and how large (absent: page 1 of 20). */
             pagination: components["schemas"]["Pagination"];
         };
         /** @description One page of a list, with exact totals. */
         Page_Holding: {
+            /** @description The items of this page. */
             data: components["schemas"]["Holding"][];
+            /** @description Which page, and how large (absent: page 1 of 20). */
             pagination: components["schemas"]["Pagination"];
         };
         /** @description One page of a list, with exact totals. */
         Page_LeaderboardRow: {
+            /** @description The items of this page. */
             data: components["schemas"]["LeaderboardRow"][];
+            /** @description Which page, and how large (absent: page 1 of 20). */
             pagination: components["schemas"]["Pagination"];
         };
         /** @description One page of a list, with exact totals. */
         Page_MarketSummary: {
+            /** @description The items of this page. */
             data: components["schemas"]["MarketSummary"][];
+            /** @description Which page, and how large (absent: page 1 of 20). */
             pagination: components["schemas"]["Pagination"];
         };
         /** @description One page of a list, with exact totals. */
         Page_PricePoint: {
+            /** @description The items of this page. */
             data: components["schemas"]["PricePoint"][];
+            /** @description Which page, and how large (absent: page 1 of 20). */
             pagination: components["schemas"]["Pagination"];
         };
         /** @description One page of a list, with exact totals. */
         Page_TradeRecord: {
+            /** @description The items of this page. */
             data: components["schemas"]["TradeRecord"][];
+            /** @description Which page, and how large (absent: page 1 of 20). */
             pagination: components["schemas"]["Pagination"];
         };
         Pagination: {
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description The page number, from 1.
+             */
             page: number;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Items per page, 1 to 100.
+             */
             per_page: number;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Items in all pages.
+             */
             total: number;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Pages in all (0 when there are no items).
+             */
             total_pages: number;
         };
         PaginationInput: {
             /**
              * Format: int64
+             * @description The page number, from 1.
              * @default 1
              */
             page: number | null;
             /**
              * Format: int64
+             * @description Items per page, 1 to 100.
              * @default 20
              */
             per_page: number | null;
@@ -1774,9 +2013,14 @@ export interface components {
         PositiveAmount: string;
         /** @description The token a preview is denominated in. */
         PreviewToken: {
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Digits after the point in token units: 1 token = 10^decimals wei.
+             */
             decimals: number;
+            /** @description The token's id. */
             id: string;
+            /** @description The token's symbol, e.g. USDC. */
             symbol: string;
         };
         /**
@@ -1788,18 +2032,28 @@ export interface components {
         PriceFilters: components["schemas"]["PriceFiltersByMarket"] | components["schemas"]["PriceFiltersByOutcome"];
         /** @description A market's price history (narrowed to `outcome_id` when it is given too). */
         PriceFiltersByMarket: {
+            /** @description From this time, inclusive. */
             from_date?: null | components["schemas"]["Timestamp"];
+            /** @description 1m, 5m, 15m, 1h, 4h or 1d: one point per bucket; absent: raw points. */
             interval?: string | null;
+            /** @description The market's id. */
             market_id: string;
+            /** @description The outcome's id. */
             outcome_id?: string | null;
+            /** @description Up to this time, inclusive. */
             to_date?: null | components["schemas"]["Timestamp"];
         };
         /** @description An outcome's price history. */
         PriceFiltersByOutcome: {
+            /** @description From this time, inclusive. */
             from_date?: null | components["schemas"]["Timestamp"];
+            /** @description 1m, 5m, 15m, 1h, 4h or 1d: one point per bucket; absent: raw points. */
             interval?: string | null;
+            /** @description The market's id. */
             market_id?: string | null;
+            /** @description The outcome's id. */
             outcome_id: string;
+            /** @description Up to this time, inclusive. */
             to_date?: null | components["schemas"]["Timestamp"];
         };
         /**
@@ -1807,10 +2061,15 @@ export interface components {
          *     history shows it.
          */
         PricePoint: {
+            /** @description The market's id. */
             market_id: string;
+            /** @description The outcome's id. */
             outcome_id: string;
+            /** @description The outcome's price at that time (the last in the bucket with an interval), a decimal string in [0, 1]. */
             price: string;
+            /** @description When the price was set. */
             timestamp: components["schemas"]["Timestamp"];
+            /** @description Gross amount traded (summed over the bucket with an interval), in wei. */
             volume: components["schemas"]["Wei"];
         };
         /** @description An RFC 9457 problem: the body of every error. */
@@ -1819,36 +2078,53 @@ export interface components {
             code: string;
             /** @description Only on 409 `price_moved`: the traded outcome's price now, a decimal string. */
             current_price?: string | null;
+            /** @description What happened, for people: the one sentence to show. */
             detail: string;
             /** @description The fields that failed validation (`validation_failed`). */
             errors?: components["schemas"]["FieldError"][] | null;
             /** @description Only on 500: the request id to quote to the operator. */
             request_id?: string | null;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description The status.
+             */
             status: number;
+            /** @description A short summary of the problem type. */
             title: string;
             /** @description A URI naming the problem type. */
             type: string;
         };
         /** @description The logged-in wallet, its session and balances. */
         Profile: {
+            /** @description For an alt-network login: the EVM address the account is linked to; otherwise null. */
             alt_evm_address?: string | null;
+            /** @description One balance per token held. */
             balances: components["schemas"]["Balance"][];
+            /** @description When it was created. */
             created_at: components["schemas"]["Timestamp"];
+            /** @description The provider's (tenant's) id. */
             provider_id: components["schemas"]["ProviderId"];
+            /** @description The login session's id; trades must name the session of their access token. */
             session_id: components["schemas"]["SessionId"];
+            /** @description The wallet's address (EVM: 0x + 40 hex digits). */
             wallet_address: string;
+            /** @description The wallet's id. */
             wallet_id: components["schemas"]["WalletId"];
+            /** @description evm or an alt network. */
             wallet_type: string;
         };
         /** @description A provider (tenant). */
         ProviderId: string;
         ProviderRef: {
+            /** @description The provider's id. */
             id: components["schemas"]["ProviderId"];
+            /** @description The name, for people. */
             name: string;
         };
         RefreshInput: {
+            /** @description The provider's (tenant's) id. */
             provider_id: string;
+            /** @description The token that gets a new access token from POST /v1/auth/refresh while the session lasts. */
             refresh_token: string;
         };
         /** @description A resolved market. */
@@ -1863,16 +2139,27 @@ export interface components {
              *     wait, the surplus stays in the pool, and the market may be resolved again or cancelled.
              */
             final_at: components["schemas"]["Timestamp"];
+            /** @description The market's id. */
             market_id: components["schemas"]["MarketId"];
+            /** @description What one winning share pays, a decimal string (1 unless the pool fell short). */
             payout_ratio: string;
+            /** @description How many positions were settled. */
             positions_updated: number;
+            /** @description Free-form strings the provider records with the result. */
             resolution_data: unknown;
+            /** @description Where the result comes from (free text, e.g. a URL). */
             resolution_source?: string | null;
+            /** @description When the market was resolved; null if it was not. */
             resolved_at: components["schemas"]["Timestamp"];
+            /** @description Who resolved, as the provider names them (free text). */
             resolver_wallet_id: string;
+            /** @description The market's status after the resolution: resolved. */
             status: components["schemas"]["MarketStatus"];
+            /** @description Money in the market's pool, in wei. */
             total_pool: components["schemas"]["Wei"];
+            /** @description The outcome that won; null until the market is resolved. */
             winning_outcome_id: components["schemas"]["OutcomeId"];
+            /** @description Shares of the winning outcome, which the pool pays out. */
             winning_pool: components["schemas"]["Wei"];
         };
         ResolveInput: {
@@ -1882,7 +2169,9 @@ export interface components {
              *     cancelled: claims wait until final_at and the surplus stays in the pool until then.
              */
             dispute_window_seconds?: number | null;
+            /** @description Free-form strings the provider records with the result. */
             resolution_data?: null | components["schemas"]["StringMap"];
+            /** @description Where the result comes from (free text, e.g. a URL). */
             resolution_source?: string | null;
             /** @description Not blank. */
             resolver_wallet_id: string;
@@ -1895,46 +2184,64 @@ export interface components {
         };
         /** @description A sale of shares. */
         SaleReceipt: components["schemas"]["FilledTrade"] & {
+            /** @description Proceeds after the fee, paid to the wallet, in wei. */
             net_proceeds: components["schemas"]["Wei"];
+            /** @description Proceeds before the fee, in wei. */
             proceeds: components["schemas"]["Wei"];
+            /** @description Shares the sale sold. */
             shares_sold: components["schemas"]["Wei"];
+            /** @description The trade's id (its trade record). */
             transaction_id: components["schemas"]["TradeId"];
             /** @description The shares asked to be sold less `shares_sold`: "0" unless a `min_price` limit sold part. */
             unfilled_shares: components["schemas"]["Wei"];
         };
         /** @description The common search request: `{filters, pagination: {page, per_page}, sort: {field, direction}}`. */
         SearchRequest_HoldingsFilters: {
+            /** @description Filters, all of which must match (absent: none). */
             filters?: null | components["schemas"]["HoldingsFilters"];
+            /** @description Which page, and how large (absent: page 1 of 20). */
             pagination?: null | components["schemas"]["PaginationInput"];
+            /** @description The order of the results (absent: newest first). */
             sort?: null | components["schemas"]["SortInput_HoldingsFilters"];
         };
         /** @description The common search request: `{filters, pagination: {page, per_page}, sort: {field, direction}}`. */
         SearchRequest_MarketFilters: {
+            /** @description Filters, all of which must match (absent: none). */
             filters?: null | components["schemas"]["MarketFilters"];
+            /** @description Which page, and how large (absent: page 1 of 20). */
             pagination?: null | components["schemas"]["PaginationInput"];
+            /** @description The order of the results (absent: newest first). */
             sort?: null | components["schemas"]["SortInput_MarketFilters"];
         };
         /** @description The common search request: `{filters, pagination: {page, per_page}, sort: {field, direction}}`. */
         SearchRequest_PriceFilters: {
+            /** @description Filters, all of which must match (absent: none). */
             filters: components["schemas"]["PriceFilters"];
+            /** @description Which page, and how large (absent: page 1 of 20). */
             pagination?: null | components["schemas"]["PaginationInput"];
+            /** @description The order of the results (absent: newest first). */
             sort?: null | components["schemas"]["SortInput_PriceFilters"];
         };
         /** @description The common search request: `{filters, pagination: {page, per_page}, sort: {field, direction}}`. */
         SearchRequest_TradeFilters: {
+            /** @description Filters, all of which must match (absent: none). */
             filters?: null | components["schemas"]["TradeFilters"];
+            /** @description Which page, and how large (absent: page 1 of 20). */
             pagination?: null | components["schemas"]["PaginationInput"];
+            /** @description The order of the results (absent: newest first). */
             sort?: null | components["schemas"]["SortInput_TradeFilters"];
         };
         /** @description A sale: by `shares_amount` or by `target_proceeds`, exactly one. */
         SellBody: components["schemas"]["SellBodyByShares"] | components["schemas"]["SellBodyByProceeds"];
         /** @description A sale of the fewest shares whose net proceeds (after the fee) reach `target_proceeds`. */
         SellBodyByProceeds: {
+            /** @description The most shares the sale may sell to reach target_proceeds. */
             max_shares?: null | components["schemas"]["InputAmount"];
             /** @description Not given with `target_proceeds`. */
             min_price?: null;
             /** @description Not given with `target_proceeds`. */
             min_proceeds?: null;
+            /** @description The outcome's id. */
             outcome_id: string;
             /** @description The access token's session. */
             session_id: string;
@@ -1947,8 +2254,11 @@ export interface components {
         SellBodyByShares: {
             /** @description Not given with `shares_amount`. */
             max_shares?: null;
+            /** @description A limit: the outcome's price after the sale may not fall below it. */
             min_price?: null | components["schemas"]["PriceBound"];
+            /** @description The least net proceeds accepted: less is 409 price_moved and nothing changes. */
             min_proceeds?: null | components["schemas"]["InputAmount"];
+            /** @description The outcome's id. */
             outcome_id: string;
             /** @description The access token's session. */
             session_id: string;
@@ -1961,11 +2271,13 @@ export interface components {
         SellInput: components["schemas"]["SellInputByShares"] | components["schemas"]["SellInputByProceeds"];
         /** @description A sale of the fewest shares whose net proceeds (after the fee) reach `target_proceeds`. */
         SellInputByProceeds: {
+            /** @description The most shares the sale may sell to reach target_proceeds. */
             max_shares?: null | components["schemas"]["InputAmount"];
             /** @description Not given with `target_proceeds`. */
             min_price?: null;
             /** @description Not given with `target_proceeds`. */
             min_proceeds?: null;
+            /** @description The outcome's id. */
             outcome_id: string;
             /** @description Not given with `target_proceeds`. */
             shares_amount?: null;
@@ -1976,8 +2288,11 @@ export interface components {
         SellInputByShares: {
             /** @description Not given with `shares_amount`. */
             max_shares?: null;
+            /** @description A limit: the outcome's price after the sale may not fall below it. */
             min_price?: null | components["schemas"]["PriceBound"];
+            /** @description The least net proceeds accepted: less is 409 price_moved and nothing changes. */
             min_proceeds?: null | components["schemas"]["InputAmount"];
+            /** @description The outcome's id. */
             outcome_id: string;
             /** @description Shares to sell. */
             shares_amount: components["schemas"]["InputAmount"];
@@ -1986,16 +2301,27 @@ export interface components {
         };
         /** @description What a sale would pay now (the sell preview). */
         SellPreview: {
+            /** @description Average price per share of the trade, a decimal string in [0, 1]. */
             average_price: string;
+            /** @description The outcome's price now, a decimal string in [0, 1]. */
             current_price: string;
+            /** @description The fee the trade would pay, in wei. */
             estimated_fee: components["schemas"]["Wei"];
+            /** @description Proceeds after the fee, in wei. */
             estimated_net_proceeds: components["schemas"]["Wei"];
+            /** @description Proceeds before the fee, in wei. */
             estimated_proceeds: components["schemas"]["Wei"];
+            /** @description Shares the trade would buy or sell. */
             estimated_shares: components["schemas"]["Wei"];
+            /** @description The market's id. */
             market_id: components["schemas"]["MarketId"];
+            /** @description The outcome's price after the trade, a decimal string in [0, 1]. */
             new_outcome_price: string;
+            /** @description The outcome's id. */
             outcome_id: string;
+            /** @description How far the trade moves the outcome's price, a decimal string. */
             price_impact: string;
+            /** @description The token the amounts are in. */
             token: components["schemas"]["PreviewToken"];
             /** @description The shares asked to be sold less those a min_price limit would sell ("0" on a full fill). */
             unfilled_shares: components["schemas"]["Wei"];
@@ -2040,23 +2366,39 @@ export interface components {
          */
         SortField_TradeFilters: "created_at" | "amount" | "shares";
         SortInput_HoldingsFilters: {
-            /** @default desc */
+            /**
+             * @description asc or desc (default desc).
+             * @default desc
+             */
             direction: string | null;
+            /** @description The field to sort by (a documented whitelist per search). */
             field?: null | components["schemas"]["SortField_HoldingsFilters"];
         };
         SortInput_MarketFilters: {
-            /** @default desc */
+            /**
+             * @description asc or desc (default desc).
+             * @default desc
+             */
             direction: string | null;
+            /** @description The field to sort by (a documented whitelist per search). */
             field?: null | components["schemas"]["SortField_MarketFilters"];
         };
         SortInput_PriceFilters: {
-            /** @default desc */
+            /**
+             * @description asc or desc (default desc).
+             * @default desc
+             */
             direction: string | null;
+            /** @description The field to sort by (a documented whitelist per search). */
             field?: null | components["schemas"]["SortField_PriceFilters"];
         };
         SortInput_TradeFilters: {
-            /** @default desc */
+            /**
+             * @description asc or desc (default desc).
+             * @default desc
+             */
             direction: string | null;
+            /** @description The field to sort by (a documented whitelist per search). */
             field?: null | components["schemas"]["SortField_TradeFilters"];
         };
         /** @description String values by name. */
@@ -2075,36 +2417,54 @@ export interface components {
          */
         Timestamp: string;
         Token: {
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Digits after the point in token units: 1 token = 10^decimals wei.
+             */
             decimals: number;
+            /** @description The token's id. */
             id: string;
+            /** @description The name, for people. */
             name: string;
+            /** @description The token's symbol, e.g. USDC. */
             symbol: string;
         };
         /** @description What login and refresh answer. */
         TokenGrant: {
+            /** @description A JWT for the user routes: `Authorization: Bearer <access_token>`. */
             access_token: string;
             /**
              * Format: int64
              * @description Seconds until the access token expires.
              */
             expires_in: number;
+            /** @description The token that gets a new access token from POST /v1/auth/refresh while the session lasts. */
             refresh_token: string;
+            /** @description The login session's id; trades must name the session of their access token. */
             session_id: string;
             /** @description Always `Bearer`. */
             token_type: string;
         };
         TokenRef: {
+            /** @description The token's id. */
             id: string;
+            /** @description The name, for people. */
             name: string;
+            /** @description The token's symbol, e.g. USDC. */
             symbol: string;
         };
         TradeFilters: {
+            /** @description From this time, inclusive. */
             from_date?: null | components["schemas"]["Timestamp"];
+            /** @description The market's id. */
             market_id?: string | null;
+            /** @description The outcome's id. */
             outcome_id?: string | null;
+            /** @description Up to this time, inclusive. */
             to_date?: null | components["schemas"]["Timestamp"];
+            /** @description buy or sell. */
             transaction_type?: null | components["schemas"]["TradeKind"];
+            /** @description The wallet's address (EVM: 0x + 40 hex digits). */
             wallet_address?: string | null;
         };
         /** @description A bet, sale or claim. */
@@ -2116,17 +2476,29 @@ export interface components {
         TradeKind: "buy" | "sell";
         /** @description One trade as the public trade records show it (positions search). */
         TradeRecord: {
+            /** @description The trade's gross amount in wei: net_amount plus fee. */
             amount: components["schemas"]["Wei"];
+            /** @description When it was created. */
             created_at: components["schemas"]["Timestamp"];
+            /** @description The fee paid, in wei (creator and platform fees together). */
             fee: components["schemas"]["Wei"];
+            /** @description This object's id. */
             id: components["schemas"]["TradeId"];
+            /** @description The market's id. */
             market_id: components["schemas"]["MarketId"];
+            /** @description The amount less the fee, in wei: what bought the shares, or what a sale paid out. */
             net_amount: components["schemas"]["Wei"];
+            /** @description The outcome's id. */
             outcome_id: components["schemas"]["OutcomeId"];
+            /** @description The average price per share of the trade, a decimal string in [0, 1]. */
             price: string;
+            /** @description Shares bought or sold. */
             shares: components["schemas"]["Wei"];
+            /** @description buy or sell. */
             transaction_type: components["schemas"]["TradeKind"];
+            /** @description The wallet's address (EVM: 0x + 40 hex digits). */
             wallet_address: string;
+            /** @description The wallet's id. */
             wallet_id: components["schemas"]["WalletId"];
         };
         /**
@@ -2139,34 +2511,51 @@ export interface components {
          *     balance it left and when.
          */
         Transferred: {
+            /** @description The amount moved. */
             amount: components["schemas"]["Wei"];
+            /** @description The wallet's balance of the token after this change, in wei. */
             balance_after: components["schemas"]["Wei"];
+            /** @description When it was created. */
             created_at: components["schemas"]["Timestamp"];
+            /** @description The provider's reference for the transfer (unique per provider). */
             reference: string;
+            /** @description The token's id. */
             token_id: string;
         };
         Treasury: {
+            /** @description One balance per token held. */
             balances: components["schemas"]["Balance"][];
+            /** @description The provider's (tenant's) id. */
             provider_id: components["schemas"]["ProviderId"];
         };
         /** @description A deposit into a provider's treasury. */
         TreasuryDeposit: components["schemas"]["Transferred"] & {
+            /** @description The deposit's id. */
             deposit_id: string;
         };
         /** @description A deposit into the provider's treasury. */
         TreasuryDepositInput: {
+            /** @description The amount to credit to the provider's treasury. */
             amount: components["schemas"]["PositiveAmount"];
             /** @description The external transfer's id: a repeat with the same reference answers the first result. */
             reference: string;
+            /** @description The token's id. */
             token_id: string;
         };
         UpdateMarketInput: {
+            /** @description The creator's fee, percent of each trade's gross amount (at most 4 decimals; with the platform fee at most 50). */
             creator_fee_percentage?: null | components["schemas"]["Percentage"];
+            /** @description A new description (absent: unchanged). */
             description?: string | null;
+            /** @description When trading closes. */
             ends_at?: null | components["schemas"]["Timestamp"];
+            /** @description Image URLs by name. */
             images?: null | components["schemas"]["Images"];
+            /** @description The largest gross bet amount accepted, in wei (inclusive). */
             max_bet_amount?: null | components["schemas"]["PositiveAmount"];
+            /** @description Free-form strings: category, resolution_source and any of the provider's own. */
             metadata?: null | components["schemas"]["Metadata"];
+            /** @description The smallest gross bet amount accepted, in wei (inclusive). */
             min_bet_amount?: null | components["schemas"]["PositiveAmount"];
             /** @description Not blank. */
             question?: string | null;
@@ -2175,32 +2564,44 @@ export interface components {
         };
         /** @description What one wallet got back from a cancellation. */
         UserRefund: {
+            /** @description The positions refunded. */
             original_positions: number;
+            /** @description Refunded to the wallet, in wei. */
             refund_amount: components["schemas"]["Wei"];
+            /** @description The wallet's id. */
             wallet_id: components["schemas"]["WalletId"];
         };
         /** @description A wallet (one per provider and address). */
         WalletId: string;
         /** @description A deposit into, or a withdrawal from, a wallet. */
         WalletTransfer: components["schemas"]["Transferred"] & {
+            /** @description The transfer's id. */
             id: string;
+            /** @description The wallet's address (EVM: 0x + 40 hex digits). */
             wallet_address: string;
+            /** @description The wallet's id. */
             wallet_id: string;
         };
         /** @description A deposit into, or a withdrawal from, a wallet. */
         WalletTransferInput: {
+            /** @description The amount to credit to (deposit) or debit from (withdrawal) the wallet. */
             amount: components["schemas"]["PositiveAmount"];
             /** @description The external transfer's id: a repeat with the same reference answers the first result. */
             reference: string;
+            /** @description The token's id. */
             token_id: string;
             /** @description EVM address (0x + 40 hex, EIP-55 checked when mixed-case) or alt account address (0x + 16 hex). */
             wallet_address: string;
         };
         /** @description A wallet and its balances, as its provider looks it up. */
         WalletView: {
+            /** @description One balance per token held. */
             balances: components["schemas"]["Balance"][];
+            /** @description The wallet's address (EVM: 0x + 40 hex digits). */
             wallet_address: string;
+            /** @description The wallet's id. */
             wallet_id: components["schemas"]["WalletId"];
+            /** @description evm or an alt network. */
             wallet_type: string;
         };
         /**
@@ -2512,6 +2913,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "nonce": "4f7d2c9a8b1e6f3a5d0c7b9e2a4f6d8c",
+                 *       "provider_id": "6f1c1d7e-8a4b-4c2d-9e3f-0a1b2c3d4e5f",
+                 *       "signature": "0xabababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab1b",
+                 *       "wallet_address": "0x2c7536e3605d9c16a7a3d7b1898e529396a65c23"
+                 *     }
+                 */
                 "application/json": components["schemas"]["LoginInput"];
             };
         };
@@ -2574,6 +2983,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "provider_id": "6f1c1d7e-8a4b-4c2d-9e3f-0a1b2c3d4e5f",
+                 *       "wallet_address": "0x2c7536e3605d9c16a7a3d7b1898e529396a65c23"
+                 *     }
+                 */
                 "application/json": components["schemas"]["NonceInput"];
             };
         };
@@ -2636,6 +3051,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "provider_id": "6f1c1d7e-8a4b-4c2d-9e3f-0a1b2c3d4e5f",
+                 *       "refresh_token": "rt_5c1f0e9d8b7a6c5d4e3f2a1b0c9d8e7f"
+                 *     }
+                 */
                 "application/json": components["schemas"]["RefreshInput"];
             };
         };
@@ -2671,6 +3092,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": "10000000000000000000",
+                 *       "outcome_id": "01a2344e-3dfe-75aa-9a0c-9f1403e79efc"
+                 *     }
+                 */
                 "application/json": components["schemas"]["BetPreviewInput"];
             };
         };
@@ -2706,6 +3133,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "filters": {
+                 *         "status": "active"
+                 *       },
+                 *       "sort": {
+                 *         "direction": "desc",
+                 *         "field": "current_value"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SearchRequest_HoldingsFilters"];
             };
         };
@@ -2741,6 +3179,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "filters": {
+                 *         "from_date": "2026-01-01T00:00:00Z",
+                 *         "market_id": "01a2344e-3dfe-75aa-9a0c-9f15c781833c",
+                 *         "transaction_type": "buy"
+                 *       },
+                 *       "pagination": {
+                 *         "page": 1,
+                 *         "per_page": 50
+                 *       },
+                 *       "sort": {
+                 *         "direction": "desc",
+                 *         "field": "created_at"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SearchRequest_TradeFilters"];
             };
         };
@@ -2783,6 +3238,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "session_id": "01a2344e-3e1b-7743-9ffa-dff9dde2fc82"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ClaimInput"];
             };
         };
@@ -2821,6 +3281,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "filters": {
+                 *         "from_date": "2026-01-01T00:00:00Z",
+                 *         "interval": "1h",
+                 *         "market_id": "01a2344e-3dfe-75aa-9a0c-9f15c781833c",
+                 *         "to_date": "2026-01-02T00:00:00Z"
+                 *       },
+                 *       "pagination": {
+                 *         "per_page": 100
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SearchRequest_PriceFilters"];
             };
         };
@@ -2855,6 +3328,23 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "filters": {
+                 *         "category": "sports",
+                 *         "search_query": "home team",
+                 *         "status": "active"
+                 *       },
+                 *       "pagination": {
+                 *         "page": 1,
+                 *         "per_page": 20
+                 *       },
+                 *       "sort": {
+                 *         "direction": "desc",
+                 *         "field": "total_volume"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SearchRequest_MarketFilters"];
             };
         };
@@ -2889,6 +3379,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "outcome_id": "01a2344e-3dfe-75aa-9a0c-9f1403e79efc",
+                 *       "target_proceeds": "2000000000000000000"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SellInput"];
             };
         };
@@ -2961,6 +3457,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": "10000000000000000000",
+                 *       "max_price": "0.65",
+                 *       "outcome_id": "01a2344e-3dfe-75aa-9a0c-9f1403e79efc",
+                 *       "session_id": "01a2344e-3e1b-7743-9ffa-dff9dde2fc82"
+                 *     }
+                 */
                 "application/json": components["schemas"]["BetInput"];
             };
         };
@@ -3117,6 +3621,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "min_proceeds": "2000000000000000000",
+                 *       "outcome_id": "01a2344e-3dfe-75aa-9a0c-9f1403e79efc",
+                 *       "session_id": "01a2344e-3e1b-7743-9ffa-dff9dde2fc82",
+                 *       "shares_amount": "5000000000000000000"
+                 *     }
+                 */
                 "application/json": components["schemas"]["SellBody"];
             };
         };
@@ -3215,6 +3727,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "hash_algo": "SHA3_256",
+                 *       "public_key": "cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd",
+                 *       "sign_algo": "ECDSA_P256"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AltKeyInput"];
             };
         };
@@ -3333,6 +3852,36 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "creator_fee_percentage": 1,
+                 *       "creator_wallet_id": "01a2344e-3e1b-7743-9ffa-dff9dde2fc83",
+                 *       "description": "Resolves on the final whistle.",
+                 *       "ends_at": "2026-06-01T00:00:00Z",
+                 *       "liquidity": "1000000000000000000000",
+                 *       "max_bet_amount": "100000000000000000000",
+                 *       "metadata": {
+                 *         "category": "sports",
+                 *         "resolution_source": "league.example.com"
+                 *       },
+                 *       "min_bet_amount": "1000000000000000",
+                 *       "outcomes": [
+                 *         {
+                 *           "outcome_index": 0,
+                 *           "title": "Yes"
+                 *         },
+                 *         {
+                 *           "outcome_index": 1,
+                 *           "title": "No"
+                 *         }
+                 *       ],
+                 *       "platform_fee_percentage": 1,
+                 *       "pricing_method": "lmsr",
+                 *       "question": "Will the home team win?",
+                 *       "starts_at": "2026-01-01T00:00:00Z",
+                 *       "token_id": "3b6f0c1e-2a7d-4f4e-8b5a-1c2d3e4f5a6b"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateMarketInput"];
             };
         };
@@ -3370,6 +3919,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Resolves on the final whistle, extra time included.",
+                 *       "ends_at": "2026-06-02T00:00:00Z"
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateMarketInput"];
             };
         };
@@ -3415,6 +3970,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "cancellation_source": "league.example.com",
+                 *       "canceller_wallet_id": "ops",
+                 *       "reason": "The match was abandoned."
+                 *     }
+                 */
                 "application/json": components["schemas"]["CancelInput"];
             };
         };
@@ -3454,6 +4016,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Level after extra time.",
+                 *       "outcome_index": 2,
+                 *       "title": "Draw"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OutcomeInput"];
             };
         };
@@ -3494,6 +4063,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Draw (after extra time)"
+                 *     }
+                 */
                 "application/json": components["schemas"]["OutcomeUpdateInput"];
             };
         };
@@ -3539,6 +4113,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "The match is delayed; trading resumes at kick-off."
+                 *     }
+                 */
                 "application/json": components["schemas"]["PauseInput"];
             };
         };
@@ -3584,6 +4163,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "dispute_window_seconds": 3600,
+                 *       "resolution_data": {
+                 *         "score": "2-1"
+                 *       },
+                 *       "resolution_source": "league.example.com",
+                 *       "resolver_wallet_id": "ops",
+                 *       "winning_outcome_id": "01a2344e-3dfe-75aa-9a0c-9f1403e79efc"
+                 *     }
+                 */
                 "application/json": components["schemas"]["ResolveInput"];
             };
         };
@@ -3692,6 +4282,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": "5000000000000000000000",
+                 *       "reference": "bank-tx-1",
+                 *       "token_id": "3b6f0c1e-2a7d-4f4e-8b5a-1c2d3e4f5a6b"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TreasuryDepositInput"];
             };
         };
@@ -3743,6 +4340,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": "50000000000000000000",
+                 *       "reference": "user-dep-1",
+                 *       "token_id": "3b6f0c1e-2a7d-4f4e-8b5a-1c2d3e4f5a6b",
+                 *       "wallet_address": "0x2c7536e3605d9c16a7a3d7b1898e529396a65c23"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WalletTransferInput"];
             };
         };
@@ -3794,6 +4399,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": "20000000000000000000",
+                 *       "reference": "user-wd-1",
+                 *       "token_id": "3b6f0c1e-2a7d-4f4e-8b5a-1c2d3e4f5a6b",
+                 *       "wallet_address": "0x2c7536e3605d9c16a7a3d7b1898e529396a65c23"
+                 *     }
+                 */
                 "application/json": components["schemas"]["WalletTransferInput"];
             };
         };
@@ -3900,6 +4513,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Settlement service",
+                 *       "event_types": [
+                 *         "trade.created",
+                 *         "market.resolved"
+                 *       ],
+                 *       "url": "https://hooks.example.com/hanson"
+                 *     }
+                 */
                 "application/json": components["schemas"]["EndpointInput"];
             };
         };
@@ -3967,6 +4590,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "enabled": false
+                 *     }
+                 */
                 "application/json": components["schemas"]["EndpointPatch"];
             };
         };
@@ -4271,14 +4899,19 @@ export interface operations {
                     };
                     /** @description Unique per event; equals webhook-id */
                     id: string;
+                    /** @description The market the event belongs to; null for events of no market (deposits, withdrawals, webhook.test). */
                     market_id: string;
+                    /** @description The event's place in its market's stream (gapless, from 1); null for events of no market. */
                     seq: null;
                     /**
                      * Format: date-time
                      * @description When the change happened
                      */
                     timestamp: string;
-                    /** @constant */
+                    /**
+                     * @description The event's type (this webhook's name).
+                     * @constant
+                     */
                     type: "claim.completed";
                 };
             };
@@ -4323,14 +4956,19 @@ export interface operations {
                     };
                     /** @description Unique per event; equals webhook-id */
                     id: string;
+                    /** @description The market the event belongs to; null for events of no market (deposits, withdrawals, webhook.test). */
                     market_id: null;
+                    /** @description The event's place in its market's stream (gapless, from 1); null for events of no market. */
                     seq: null;
                     /**
                      * Format: date-time
                      * @description When the change happened
                      */
                     timestamp: string;
-                    /** @constant */
+                    /**
+                     * @description The event's type (this webhook's name).
+                     * @constant
+                     */
                     type: "deposit.completed";
                 };
             };
@@ -4375,6 +5013,7 @@ export interface operations {
                     };
                     /** @description Unique per event; equals webhook-id */
                     id: string;
+                    /** @description The market the event belongs to; null for events of no market (deposits, withdrawals, webhook.test). */
                     market_id: string;
                     /** @description The market's gapless sequence number */
                     seq: number;
@@ -4383,7 +5022,10 @@ export interface operations {
                      * @description When the change happened
                      */
                     timestamp: string;
-                    /** @constant */
+                    /**
+                     * @description The event's type (this webhook's name).
+                     * @constant
+                     */
                     type: "market.cancelled";
                 };
             };
@@ -4428,6 +5070,7 @@ export interface operations {
                     };
                     /** @description Unique per event; equals webhook-id */
                     id: string;
+                    /** @description The market the event belongs to; null for events of no market (deposits, withdrawals, webhook.test). */
                     market_id: string;
                     /** @description The market's gapless sequence number */
                     seq: number;
@@ -4436,7 +5079,10 @@ export interface operations {
                      * @description When the change happened
                      */
                     timestamp: string;
-                    /** @constant */
+                    /**
+                     * @description The event's type (this webhook's name).
+                     * @constant
+                     */
                     type: "market.closed";
                 };
             };
@@ -4481,6 +5127,7 @@ export interface operations {
                     };
                     /** @description Unique per event; equals webhook-id */
                     id: string;
+                    /** @description The market the event belongs to; null for events of no market (deposits, withdrawals, webhook.test). */
                     market_id: string;
                     /** @description The market's gapless sequence number */
                     seq: number;
@@ -4489,7 +5136,10 @@ export interface operations {
                      * @description When the change happened
                      */
                     timestamp: string;
-                    /** @constant */
+                    /**
+                     * @description The event's type (this webhook's name).
+                     * @constant
+                     */
                     type: "market.created";
                 };
             };
@@ -4534,6 +5184,7 @@ export interface operations {
                     };
                     /** @description Unique per event; equals webhook-id */
                     id: string;
+                    /** @description The market the event belongs to; null for events of no market (deposits, withdrawals, webhook.test). */
                     market_id: string;
                     /** @description The market's gapless sequence number */
                     seq: number;
@@ -4542,7 +5193,10 @@ export interface operations {
                      * @description When the change happened
                      */
                     timestamp: string;
-                    /** @constant */
+                    /**
+                     * @description The event's type (this webhook's name).
+                     * @constant
+                     */
                     type: "market.finalized";
                 };
             };
@@ -4587,6 +5241,7 @@ export interface operations {
                     };
                     /** @description Unique per event; equals webhook-id */
                     id: string;
+                    /** @description The market the event belongs to; null for events of no market (deposits, withdrawals, webhook.test). */
                     market_id: string;
                     /** @description The market's gapless sequence number */
                     seq: number;
@@ -4595,7 +5250,10 @@ export interface operations {
                      * @description When the change happened
                      */
                     timestamp: string;
-                    /** @constant */
+                    /**
+                     * @description The event's type (this webhook's name).
+                     * @constant
+                     */
                     type: "market.resolved";
                 };
             };
@@ -4640,6 +5298,7 @@ export interface operations {
                     };
                     /** @description Unique per event; equals webhook-id */
                     id: string;
+                    /** @description The market the event belongs to; null for events of no market (deposits, withdrawals, webhook.test). */
                     market_id: string;
                     /** @description The market's gapless sequence number */
                     seq: number;
@@ -4648,7 +5307,10 @@ export interface operations {
                      * @description When the change happened
                      */
                     timestamp: string;
-                    /** @constant */
+                    /**
+                     * @description The event's type (this webhook's name).
+                     * @constant
+                     */
                     type: "market.updated";
                 };
             };
@@ -4693,6 +5355,7 @@ export interface operations {
                     };
                     /** @description Unique per event; equals webhook-id */
                     id: string;
+                    /** @description The market the event belongs to; null for events of no market (deposits, withdrawals, webhook.test). */
                     market_id: string;
                     /** @description The market's gapless sequence number */
                     seq: number;
@@ -4701,7 +5364,10 @@ export interface operations {
                      * @description When the change happened
                      */
                     timestamp: string;
-                    /** @constant */
+                    /**
+                     * @description The event's type (this webhook's name).
+                     * @constant
+                     */
                     type: "outcome.created";
                 };
             };
@@ -4746,6 +5412,7 @@ export interface operations {
                     };
                     /** @description Unique per event; equals webhook-id */
                     id: string;
+                    /** @description The market the event belongs to; null for events of no market (deposits, withdrawals, webhook.test). */
                     market_id: string;
                     /** @description The market's gapless sequence number */
                     seq: number;
@@ -4754,7 +5421,10 @@ export interface operations {
                      * @description When the change happened
                      */
                     timestamp: string;
-                    /** @constant */
+                    /**
+                     * @description The event's type (this webhook's name).
+                     * @constant
+                     */
                     type: "outcome.updated";
                 };
             };
@@ -4799,6 +5469,7 @@ export interface operations {
                     };
                     /** @description Unique per event; equals webhook-id */
                     id: string;
+                    /** @description The market the event belongs to; null for events of no market (deposits, withdrawals, webhook.test). */
                     market_id: string;
                     /** @description The market's gapless sequence number */
                     seq: number;
@@ -4807,7 +5478,10 @@ export interface operations {
                      * @description When the change happened
                      */
                     timestamp: string;
-                    /** @constant */
+                    /**
+                     * @description The event's type (this webhook's name).
+                     * @constant
+                     */
                     type: "trade.created";
                 };
             };
@@ -4852,14 +5526,19 @@ export interface operations {
                     };
                     /** @description Unique per event; equals webhook-id */
                     id: string;
+                    /** @description The market the event belongs to; null for events of no market (deposits, withdrawals, webhook.test). */
                     market_id: null;
+                    /** @description The event's place in its market's stream (gapless, from 1); null for events of no market. */
                     seq: null;
                     /**
                      * Format: date-time
                      * @description When the change happened
                      */
                     timestamp: string;
-                    /** @constant */
+                    /**
+                     * @description The event's type (this webhook's name).
+                     * @constant
+                     */
                     type: "webhook.test";
                 };
             };
@@ -4904,14 +5583,19 @@ export interface operations {
                     };
                     /** @description Unique per event; equals webhook-id */
                     id: string;
+                    /** @description The market the event belongs to; null for events of no market (deposits, withdrawals, webhook.test). */
                     market_id: null;
+                    /** @description The event's place in its market's stream (gapless, from 1); null for events of no market. */
                     seq: null;
                     /**
                      * Format: date-time
                      * @description When the change happened
                      */
                     timestamp: string;
-                    /** @constant */
+                    /**
+                     * @description The event's type (this webhook's name).
+                     * @constant
+                     */
                     type: "withdrawal.completed";
                 };
             };

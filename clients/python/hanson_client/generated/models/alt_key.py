@@ -14,12 +14,12 @@ class AltKey:
     """An alt-network account key a provider registered for a wallet address.
 
     Attributes:
-        hash_algo (str):
-        key_id (int):
-        public_key (str):
-        revoked (bool):
-        sign_algo (str):
-        wallet_address (str):
+        hash_algo (str): The hash the alt key signs with.
+        key_id (int): The alt key's index on its account.
+        public_key (str): The alt key's public key, hex.
+        revoked (bool): Whether the alt key is revoked (a revoked key cannot log in).
+        sign_algo (str): The signature algorithm of the alt key.
+        wallet_address (str): The wallet's address (EVM: 0x + 40 hex digits).
     """
 
     hash_algo: str

@@ -15,10 +15,10 @@ T = TypeVar("T", bound="AltKeyInput")
 class AltKeyInput:
     """
     Attributes:
-        hash_algo (str):
+        hash_algo (str): The hash the alt key signs with.
         public_key (str): 64 bytes X||Y hex without 0x.
-        sign_algo (str):
-        revoked (bool | None | Unset):  Default: False.
+        sign_algo (str): The signature algorithm of the alt key.
+        revoked (bool | None | Unset): Whether the alt key is revoked (a revoked key cannot log in). Default: False.
     """
 
     hash_algo: str

@@ -14,9 +14,9 @@ class Balance:
     """
     Attributes:
         balance (str): An amount in wei, or shares in share units: a decimal integer string
-        decimals (int):
-        symbol (str):
-        token_id (str):
+        decimals (int): Digits after the point in token units: 1 token = 10^decimals wei.
+        symbol (str): The token's symbol, e.g. USDC.
+        token_id (str): The token's id.
     """
 
     balance: str

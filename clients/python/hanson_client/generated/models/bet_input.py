@@ -17,10 +17,10 @@ class BetInput:
     Attributes:
         amount (str): An amount in wei or share units: a decimal integer string without sign, point, exponent or leading
             zeros, at most 10^36
-        outcome_id (str):
+        outcome_id (str): The outcome's id.
         session_id (str): The access token's session.
-        max_price (None | str | Unset):
-        min_shares (None | str | Unset):
+        max_price (None | str | Unset): A limit: the outcome's price after the bet may not exceed it.
+        min_shares (None | str | Unset): The fewest shares accepted: fewer is 409 price_moved and nothing changes.
     """
 
     amount: str

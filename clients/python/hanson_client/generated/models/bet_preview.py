@@ -19,15 +19,15 @@ class BetPreview:
 
     Attributes:
         amount (str): An amount in wei, or shares in share units: a decimal integer string
-        average_price (str):
-        current_price (str):
+        average_price (str): Average price per share of the trade, a decimal string in [0, 1].
+        current_price (str): The outcome's price now, a decimal string in [0, 1].
         estimated_fee (str): An amount in wei, or shares in share units: a decimal integer string
         estimated_shares (str): An amount in wei, or shares in share units: a decimal integer string
         market_id (str): A market.
         net_amount (str): An amount in wei, or shares in share units: a decimal integer string
-        new_outcome_price (str):
-        outcome_id (str):
-        price_impact (str):
+        new_outcome_price (str): The outcome's price after the trade, a decimal string in [0, 1].
+        outcome_id (str): The outcome's id.
+        price_impact (str): How far the trade moves the outcome's price, a decimal string.
         token (PreviewToken): The token a preview is denominated in.
         unfilled_amount (str): An amount in wei, or shares in share units: a decimal integer string
     """

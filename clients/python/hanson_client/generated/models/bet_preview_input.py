@@ -17,9 +17,9 @@ class BetPreviewInput:
     Attributes:
         amount (str): An amount in wei or share units: a decimal integer string without sign, point, exponent or leading
             zeros, at most 10^36
-        outcome_id (str):
-        max_price (None | str | Unset):
-        min_shares (None | str | Unset):
+        outcome_id (str): The outcome's id.
+        max_price (None | str | Unset): A limit: the outcome's price after the bet may not exceed it.
+        min_shares (None | str | Unset): The fewest shares accepted: fewer is 409 price_moved and nothing changes.
     """
 
     amount: str

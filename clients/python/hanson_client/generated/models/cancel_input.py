@@ -21,8 +21,8 @@ class CancelInput:
     Attributes:
         canceller_wallet_id (str): Not blank.
         reason (str): Not blank.
-        cancellation_data (None | StringMap | Unset):
-        cancellation_source (None | str | Unset):
+        cancellation_data (None | StringMap | Unset): Free-form strings the provider records with the cancellation.
+        cancellation_source (None | str | Unset): Where the reason for cancelling comes from (free text).
     """
 
     canceller_wallet_id: str

@@ -21,17 +21,18 @@ class Cancellation:
     """A cancelled market.
 
     Attributes:
-        cancellation_data (Any):
-        cancellation_source (str):
+        cancellation_data (Any): Free-form strings the provider records with the cancellation.
+        cancellation_source (str): Where the reason for cancelling comes from (free text).
         cancelled_at (datetime.datetime): RFC 3339 time in UTC
-        canceller_wallet_id (str):
+        canceller_wallet_id (str): Who cancelled, as the provider names them (free text).
         market_id (str): A market.
-        positions_refunded (int):
-        reason (str):
-        refund_ratio (str):
+        positions_refunded (int): How many positions were refunded.
+        reason (str): Why the market was cancelled.
+        refund_ratio (str): The share of their cost basis positions got back, a decimal string (1 unless the pool fell
+            short).
         status (MarketStatus): A market's status. `Closed` is never stored: it is an active market whose end has passed.
         total_refund_amount (str): An amount in wei, or shares in share units: a decimal integer string
-        user_refunds (list[UserRefund]):
+        user_refunds (list[UserRefund]): One entry per wallet refunded.
     """
 
     cancellation_data: Any

@@ -18,7 +18,7 @@ class Candles:
     """
     Attributes:
         interval (str): The interval asked for.
-        market_id (str):
+        market_id (str): The market's id.
         outcomes (list[OutcomeCandles]): Every outcome of the market in outcome order, or the one named.
     """
 

@@ -24,7 +24,7 @@ class ClaimReceipt:
         claimed_at (datetime.datetime): RFC 3339 time in UTC
         market_id (str): A market.
         outcome_id (str): An outcome of a market.
-        payout_ratio (str):
+        payout_ratio (str): What one winning share pays, a decimal string (1 unless the pool fell short).
         position_id (str): A wallet's position in one outcome.
         session_id (str): A login session.
         shares_claimed (str): An amount in wei, or shares in share units: a decimal integer string

@@ -22,23 +22,26 @@ T = TypeVar("T", bound="CreateMarketInput")
 class CreateMarketInput:
     """
     Attributes:
-        creator_wallet_id (str):
+        creator_wallet_id (str): The wallet that earns the creator fee.
         ends_at (datetime.datetime): RFC 3339 time in UTC
         liquidity (str): An amount in wei greater than 0: a decimal integer string without sign, point, exponent or
             leading zeros, at most 10^36
-        outcomes (list[OutcomeInput] | None):
+        outcomes (list[OutcomeInput] | None): The market's outcomes, in outcome_index order.
         question (str): Not blank.
-        token_id (str):
-        creator_fee_percentage (float | None | Unset):
-        description (None | str | Unset):
-        game_id (None | str | Unset):
-        images (Images | None | Unset):
-        max_bet_amount (None | str | Unset):
-        metadata (Metadata | None | Unset):
-        min_bet_amount (None | str | Unset):
-        platform_fee_percentage (float | None | Unset):
+        token_id (str): The token's id.
+        creator_fee_percentage (float | None | Unset): The creator's fee, percent of each trade's gross amount (at most
+            4 decimals; with the platform fee at most 50).
+        description (None | str | Unset): What the market is about and how it resolves.
+        game_id (None | str | Unset): The provider's own reference for the market (free text).
+        images (Images | None | Unset): Image URLs by name.
+        max_bet_amount (None | str | Unset): The largest gross bet amount accepted, in wei (inclusive).
+        metadata (Metadata | None | Unset): Free-form strings: category, resolution_source and any of the provider's
+            own.
+        min_bet_amount (None | str | Unset): The smallest gross bet amount accepted, in wei (inclusive).
+        platform_fee_percentage (float | None | Unset): The platform's fee, percent of each trade's gross amount (at
+            most 4 decimals).
         pricing_method (None | str | Unset): `lmsr`, the only method.
-        starts_at (datetime.datetime | None | Unset):
+        starts_at (datetime.datetime | None | Unset): When trading opens.
         tags (list[str] | None | Unset): At most 50 tags of at most 100 characters each.
     """
 

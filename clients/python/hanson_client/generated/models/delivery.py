@@ -18,16 +18,16 @@ class Delivery:
     """One event on its way to one endpoint.
 
     Attributes:
-        attempts (int):
+        attempts (int): Attempts made so far.
         created_at (datetime.datetime): RFC 3339 time in UTC
         event_id (str): The event's id: the `webhook-id` header of every attempt.
-        event_type (str):
-        id (str):
+        event_type (str): The event's type, e.g. trade.executed.
+        id (str): The delivery's id.
         status (DeliveryStatus):
         updated_at (datetime.datetime): RFC 3339 time in UTC
-        last_error (None | str | Unset):
-        last_status_code (int | None | Unset):
-        next_attempt_at (datetime.datetime | None | Unset):
+        last_error (None | str | Unset): Why the last attempt failed, if it did.
+        last_status_code (int | None | Unset): The HTTP status the last attempt got, if any.
+        next_attempt_at (datetime.datetime | None | Unset): When the next attempt is due; null when none is.
     """
 
     attempts: int

@@ -18,12 +18,12 @@ class Endpoint:
 
     Attributes:
         created_at (datetime.datetime): RFC 3339 time in UTC
-        enabled (bool):
-        event_types (list[str]):
-        id (str):
+        enabled (bool): Whether deliveries are sent (a disabled endpoint queues nothing).
+        event_types (list[str]): The event types delivered to it; ["*"] is every type.
+        id (str): The webhook endpoint's id.
         updated_at (datetime.datetime): RFC 3339 time in UTC
-        url (str):
-        description (None | str | Unset):
+        url (str): Where the deliveries are POSTed.
+        description (None | str | Unset): The provider's note on the endpoint.
         disabled_reason (None | str | Unset): Why the service disabled it (`gone`: the endpoint answered 410; `failing`:
             five days
             of failures); null when enabled or disabled by the provider.

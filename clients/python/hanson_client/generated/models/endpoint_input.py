@@ -19,7 +19,7 @@ class EndpointInput:
         event_types (list[SubscribedType]): Event types to receive, or `["*"]` for all.
         url (str): An `https` URL whose host resolves to public addresses only (`http` and private
             addresses too when the server runs with `--webhook-allow-private`); otherwise 422.
-        description (None | str | Unset):
+        description (None | str | Unset): A note on the endpoint, for the provider.
     """
 
     event_types: list[SubscribedType]

@@ -16,9 +16,9 @@ class EndpointPatch:
     """`PUT /v1/providers/webhooks/{id}`: the fields given change.
 
     Attributes:
-        description (None | str | Unset):
-        enabled (bool | None | Unset):
-        event_types (list[SubscribedType] | None | Unset):
+        description (None | str | Unset): A new note on the endpoint (absent: unchanged).
+        enabled (bool | None | Unset): Enable or disable the endpoint (absent: unchanged).
+        event_types (list[SubscribedType] | None | Unset): New event types (absent: unchanged).
         url (None | str | Unset): As on creation.
     """
 

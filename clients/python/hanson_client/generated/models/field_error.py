@@ -13,8 +13,8 @@ T = TypeVar("T", bound="FieldError")
 class FieldError:
     """
     Attributes:
-        field (str):
-        message (str):
+        field (str): The request field that failed, by its name in the body (or the query or path parameter).
+        message (str): What is wrong with it.
     """
 
     field: str

@@ -14,7 +14,7 @@ class Health:
     """`{"status": ...}` of the health routes.
 
     Attributes:
-        status (str):
+        status (str): "ok" from /healthz, "ready" from /readyz.
     """
 
     status: str

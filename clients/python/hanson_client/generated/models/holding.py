@@ -19,12 +19,12 @@ class Holding:
     """A position valued at its market's current prices or settlement (holdings search).
 
     Attributes:
-        average_cost (str):
+        average_cost (str): Average price paid per share held, a decimal string.
         created_at (datetime.datetime): RFC 3339 time in UTC
-        current_price (str):
+        current_price (str): The outcome's price now, a decimal string in [0, 1].
         current_value (str): An amount in wei, or shares in share units: a decimal integer string
         id (str): A wallet's position in one outcome.
-        is_claimable (bool):
+        is_claimable (bool): Whether POST /v1/markets/positions/{id}/claim would pay out now.
         market_id (str): A market.
         outcome_id (str): An outcome of a market.
         position_type (PositionType): Only long positions exist.
@@ -35,7 +35,7 @@ class Holding:
         unrealized_pnl (str): A signed amount in wei: a decimal integer string
         updated_at (datetime.datetime): RFC 3339 time in UTC
         wallet_id (str): A wallet (one per provider and address).
-        claimed_amount (None | str | Unset):
+        claimed_amount (None | str | Unset): Paid out by the claim, in wei.
     """
 
     average_cost: str

@@ -17,10 +17,10 @@ T = TypeVar("T", bound="HoldingsFilters")
 class HoldingsFilters:
     """
     Attributes:
-        market_id (None | str | Unset):
-        outcome_id (None | str | Unset):
-        position_type (None | PositionType | Unset):
-        status (None | PositionStatus | Unset):
+        market_id (None | str | Unset): The market's id.
+        outcome_id (None | str | Unset): The outcome's id.
+        position_type (None | PositionType | Unset): Only positions of this kind.
+        status (None | PositionStatus | Unset): Only positions in this status.
     """
 
     market_id: None | str | Unset = UNSET

@@ -18,7 +18,7 @@ class LeaderboardRow:
         rank (int): 1 for the first; ties are ordered by `wallet_id` and still get distinct ranks.
         trades (int): How many trades the wallet made.
         volume (str): An amount in wei, or shares in share units: a decimal integer string
-        wallet_address (str):
+        wallet_address (str): The wallet's address (EVM: 0x + 40 hex digits).
         wallet_id (str): A wallet (one per provider and address).
     """
 

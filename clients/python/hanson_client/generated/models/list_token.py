@@ -18,7 +18,7 @@ class ListToken:
     """A list without pages.
 
     Attributes:
-        data (list[Token]):
+        data (list[Token]): The items of this page.
     """
 
     data: list[Token]

@@ -17,8 +17,8 @@ class LoginInput:
     account key's signature (`wallet_type` alt).
 
         Attributes:
-            nonce (str):
-            provider_id (str):
+            nonce (str): The single-use login nonce from POST /v1/auth/nonce (valid five minutes).
+            provider_id (str): The provider's (tenant's) id.
             signature (str): EVM: 0x + 65 bytes hex (v in 0, 1, 27, 28; high-s rejected). Alt: 64 bytes r||s hex without 0x.
             wallet_address (str): EVM address (0x + 40 hex, EIP-55 checked when mixed-case), or for `wallet_type` alt an
                 alt account address (0x + 16 hex).

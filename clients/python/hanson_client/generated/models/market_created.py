@@ -19,8 +19,8 @@ class MarketCreated:
     """
     Attributes:
         market (MarketHeader): The market fields a provider operation answers with.
-        message (str):
-        outcomes (list[OutcomeView]):
+        message (str): A confirmation for people.
+        outcomes (list[OutcomeView]): The market's outcomes, in outcome_index order.
     """
 
     market: MarketHeader

@@ -29,10 +29,10 @@ class MarketDetail:
         Attributes:
             closes_at (datetime.datetime): RFC 3339 time in UTC
             created_at (datetime.datetime): RFC 3339 time in UTC
-            description (str):
+            description (str): The market's description: what it is about and how it resolves.
             id (str): A market.
             provider (ProviderRef):
-            question (str):
+            question (str): The market's question.
             status (MarketStatus): A market's status. `Closed` is never stored: it is an active market whose end has passed.
             total_pool (str): An amount in wei, or shares in share units: a decimal integer string
             total_volume (str): An amount in wei, or shares in share units: a decimal integer string
@@ -49,23 +49,24 @@ class MarketDetail:
                 searched by `category`.
             min_bet_amount (str): An amount in wei, or shares in share units: a decimal integer string
             minimum_bet (str): An amount in wei, or shares in share units: a decimal integer string
-            outcomes (list[OutcomeDetail]):
+            outcomes (list[OutcomeDetail]): The market's outcomes, in outcome_index order.
             platform_fee_percentage (float): A percentage with at most 4 decimal places
-            pricing_method (str):
+            pricing_method (str): How prices are made: lmsr, the only one.
             resolution_pending (bool): True while a resolution waits out its dispute window: claims wait until final_at.
             starts_at (datetime.datetime): RFC 3339 time in UTC
-            tags (list[str]):
+            tags (list[str]): The market's tags.
             token (Token):
             updated_at (datetime.datetime): RFC 3339 time in UTC
-            category (None | str | Unset):
-            paused_at (datetime.datetime | None | Unset):
+            category (None | str | Unset): The market's category (metadata.category).
+            paused_at (datetime.datetime | None | Unset): When trading was paused; null if it is not paused.
             paused_reason (None | str | Unset): The provider's reason for the pause; null when not paused.
-            cancelled_at (datetime.datetime | None | Unset):
-            final_at (datetime.datetime | None | Unset):
-            game_id (None | str | Unset):
-            resolution_source (None | str | Unset):
-            resolved_at (datetime.datetime | None | Unset):
-            winning_outcome_id (None | str | Unset):
+            cancelled_at (datetime.datetime | None | Unset): When the market was cancelled; null if it was not.
+            final_at (datetime.datetime | None | Unset): When the market's result became final (after its dispute window);
+                null before.
+            game_id (None | str | Unset): The provider's own reference for the market (free text).
+            resolution_source (None | str | Unset): Where the result comes from (free text, e.g. a URL).
+            resolved_at (datetime.datetime | None | Unset): When the market was resolved; null if it was not.
+            winning_outcome_id (None | str | Unset): The outcome that won; null until the market is resolved.
     """
 
     closes_at: datetime.datetime

@@ -16,11 +16,11 @@ T = TypeVar("T", bound="MarketFilters")
 class MarketFilters:
     """
     Attributes:
-        category (None | str | Unset):
-        provider_id (None | str | Unset):
+        category (None | str | Unset): The market's category (metadata.category).
+        provider_id (None | str | Unset): The provider's (tenant's) id.
         search_query (None | str | Unset): Case-insensitive match on question and description.
-        status (MarketStatus | None | Unset):
-        token_id (None | str | Unset):
+        status (MarketStatus | None | Unset): Only markets in this status.
+        token_id (None | str | Unset): The token's id.
     """
 
     category: None | str | Unset = UNSET

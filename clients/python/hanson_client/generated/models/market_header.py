@@ -18,14 +18,14 @@ class MarketHeader:
     """The market fields a provider operation answers with.
 
     Attributes:
-        description (str):
+        description (str): The market's description.
         id (str): A market.
-        question (str):
+        question (str): The market's question.
         status (MarketStatus): A market's status. `Closed` is never stored: it is an active market whose end has passed.
-        created_at (datetime.datetime | None | Unset):
-        ends_at (datetime.datetime | None | Unset):
-        starts_at (datetime.datetime | None | Unset):
-        updated_at (datetime.datetime | None | Unset):
+        created_at (datetime.datetime | None | Unset): When it was created.
+        ends_at (datetime.datetime | None | Unset): When trading closes.
+        starts_at (datetime.datetime | None | Unset): When trading opens.
+        updated_at (datetime.datetime | None | Unset): When it last changed.
     """
 
     description: str

@@ -26,19 +26,19 @@ class MarketSummary:
     Attributes:
         closes_at (datetime.datetime): RFC 3339 time in UTC
         created_at (datetime.datetime): RFC 3339 time in UTC
-        description (str):
+        description (str): The market's description: what it is about and how it resolves.
         id (str): A market.
         provider (ProviderRef):
-        question (str):
+        question (str): The market's question.
         status (MarketStatus): A market's status. `Closed` is never stored: it is an active market whose end has passed.
         total_pool (str): An amount in wei, or shares in share units: a decimal integer string
         total_volume (str): An amount in wei, or shares in share units: a decimal integer string
         trading_paused (bool): Whether the provider has paused trading: bets, sells and their previews answer 409
             market_paused until it resumes (or settles the market).
-        outcomes (list[OutcomeView]):
+        outcomes (list[OutcomeView]): The market's outcomes, in outcome_index order.
         token (TokenRef):
-        category (None | str | Unset):
-        paused_at (datetime.datetime | None | Unset):
+        category (None | str | Unset): The market's category (metadata.category).
+        paused_at (datetime.datetime | None | Unset): When trading was paused; null if it is not paused.
         paused_reason (None | str | Unset): The provider's reason for the pause; null when not paused.
     """
 

@@ -18,7 +18,7 @@ class MarketUpdated:
     """
     Attributes:
         market (MarketHeader): The market fields a provider operation answers with.
-        message (str):
+        message (str): A confirmation for people.
     """
 
     market: MarketHeader

@@ -14,7 +14,7 @@ class Message:
     """A confirmation with nothing else to say.
 
     Attributes:
-        message (str):
+        message (str): A confirmation for people.
     """
 
     message: str

@@ -16,8 +16,8 @@ class NonceGrant:
 
     Attributes:
         expires_at (datetime.datetime): RFC 3339 time in UTC
-        message (str):
-        nonce (str):
+        message (str): The exact text the wallet signs (EIP-191 personal_sign) to log in with this nonce.
+        nonce (str): The single-use login nonce from POST /v1/auth/nonce (valid five minutes).
     """
 
     expires_at: datetime.datetime

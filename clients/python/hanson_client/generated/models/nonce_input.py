@@ -13,7 +13,7 @@ T = TypeVar("T", bound="NonceInput")
 class NonceInput:
     """
     Attributes:
-        provider_id (str):
+        provider_id (str): The provider's (tenant's) id.
         wallet_address (str): EVM address (0x + 40 hex, EIP-55 checked when mixed-case) or alt account address (0x + 16
             hex).
     """

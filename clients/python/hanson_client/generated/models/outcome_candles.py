@@ -19,7 +19,7 @@ class OutcomeCandles:
     Attributes:
         candles (list[Candle]): Every bucket from the first (the one holding `start`, or the outcome's first price if
             later) to the one holding `end` (or now), ascending, none skipped.
-        outcome_id (str):
+        outcome_id (str): The outcome's id.
     """
 
     candles: list[Candle]

@@ -17,7 +17,7 @@ T = TypeVar("T", bound="OutcomeChanged")
 class OutcomeChanged:
     """
     Attributes:
-        message (str):
+        message (str): A confirmation for people.
         outcome (OutcomeView): An outcome as search results and provider operations show it.
     """
 

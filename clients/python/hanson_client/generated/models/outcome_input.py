@@ -22,8 +22,8 @@ class OutcomeInput:
     Attributes:
         outcome_index (int): Distinct within the market.
         title (str): Not blank.
-        description (None | str | Unset):
-        images (Images | None | Unset):
+        description (None | str | Unset): The outcome's description (optional).
+        images (Images | None | Unset): Image URLs by name.
     """
 
     outcome_index: int

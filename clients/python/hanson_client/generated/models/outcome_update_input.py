@@ -20,8 +20,8 @@ class OutcomeUpdateInput:
     """A partial update of an outcome: only the fields present change.
 
     Attributes:
-        description (None | str | Unset):
-        images (Images | None | Unset):
+        description (None | str | Unset): A new description (absent: unchanged).
+        images (Images | None | Unset): Image URLs by name.
         outcome_index (int | None | Unset): Distinct within the market.
         title (None | str | Unset): Not blank.
     """

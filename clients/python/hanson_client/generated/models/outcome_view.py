@@ -19,11 +19,11 @@ class OutcomeView:
 
     Attributes:
         current_price (str): Price as a decimal in [0, 1] with 18 places.
-        description (str):
+        description (str): The outcome's description, if any.
         id (str): An outcome of a market.
         images (Images): Image URLs by name, e.g. {"logo": "https://..."}.
-        outcome_index (int):
-        title (str):
+        outcome_index (int): The outcome's place in its market, from 0.
+        title (str): The outcome's title.
         total_shares (str): An amount in wei, or shares in share units: a decimal integer string
     """
 

@@ -19,7 +19,7 @@ class PageDelivery:
     """One page of a list, with exact totals.
 
     Attributes:
-        data (list[Delivery]):
+        data (list[Delivery]): The items of this page.
         pagination (Pagination):
     """
 

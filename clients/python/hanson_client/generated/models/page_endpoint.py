@@ -19,7 +19,7 @@ class PageEndpoint:
     """One page of a list, with exact totals.
 
     Attributes:
-        data (list[Endpoint]):
+        data (list[Endpoint]): The items of this page.
         pagination (Pagination):
     """
 

@@ -19,7 +19,7 @@ class PageHolding:
     """One page of a list, with exact totals.
 
     Attributes:
-        data (list[Holding]):
+        data (list[Holding]): The items of this page.
         pagination (Pagination):
     """
 

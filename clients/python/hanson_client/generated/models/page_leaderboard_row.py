@@ -19,7 +19,7 @@ class PageLeaderboardRow:
     """One page of a list, with exact totals.
 
     Attributes:
-        data (list[LeaderboardRow]):
+        data (list[LeaderboardRow]): The items of this page.
         pagination (Pagination):
     """
 

@@ -19,7 +19,7 @@ class PageMarketSummary:
     """One page of a list, with exact totals.
 
     Attributes:
-        data (list[MarketSummary]):
+        data (list[MarketSummary]): The items of this page.
         pagination (Pagination):
     """
 

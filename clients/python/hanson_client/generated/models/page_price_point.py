@@ -19,7 +19,7 @@ class PagePricePoint:
     """One page of a list, with exact totals.
 
     Attributes:
-        data (list[PricePoint]):
+        data (list[PricePoint]): The items of this page.
         pagination (Pagination):
     """
 

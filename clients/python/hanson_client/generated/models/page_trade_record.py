@@ -19,7 +19,7 @@ class PageTradeRecord:
     """One page of a list, with exact totals.
 
     Attributes:
-        data (list[TradeRecord]):
+        data (list[TradeRecord]): The items of this page.
         pagination (Pagination):
     """
 

@@ -13,10 +13,10 @@ T = TypeVar("T", bound="Pagination")
 class Pagination:
     """
     Attributes:
-        page (int):
-        per_page (int):
-        total (int):
-        total_pages (int):
+        page (int): The page number, from 1.
+        per_page (int): Items per page, 1 to 100.
+        total (int): Items in all pages.
+        total_pages (int): Pages in all (0 when there are no items).
     """
 
     page: int

@@ -15,8 +15,8 @@ T = TypeVar("T", bound="PaginationInput")
 class PaginationInput:
     """
     Attributes:
-        page (int | None | Unset):  Default: 1.
-        per_page (int | None | Unset):  Default: 20.
+        page (int | None | Unset): The page number, from 1. Default: 1.
+        per_page (int | None | Unset): Items per page, 1 to 100. Default: 20.
     """
 
     page: int | None | Unset = 1

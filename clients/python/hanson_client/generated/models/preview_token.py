@@ -14,9 +14,9 @@ class PreviewToken:
     """The token a preview is denominated in.
 
     Attributes:
-        decimals (int):
-        id (str):
-        symbol (str):
+        decimals (int): Digits after the point in token units: 1 token = 10^decimals wei.
+        id (str): The token's id.
+        symbol (str): The token's symbol, e.g. USDC.
     """
 
     decimals: int

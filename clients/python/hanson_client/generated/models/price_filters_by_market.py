@@ -17,11 +17,11 @@ class PriceFiltersByMarket:
     """A market's price history (narrowed to `outcome_id` when it is given too).
 
     Attributes:
-        market_id (str):
-        from_date (datetime.datetime | None | Unset):
-        interval (None | str | Unset):
-        outcome_id (None | str | Unset):
-        to_date (datetime.datetime | None | Unset):
+        market_id (str): The market's id.
+        from_date (datetime.datetime | None | Unset): From this time, inclusive.
+        interval (None | str | Unset): 1m, 5m, 15m, 1h, 4h or 1d: one point per bucket; absent: raw points.
+        outcome_id (None | str | Unset): The outcome's id.
+        to_date (datetime.datetime | None | Unset): Up to this time, inclusive.
     """
 
     market_id: str

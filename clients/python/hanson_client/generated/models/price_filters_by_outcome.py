@@ -17,11 +17,11 @@ class PriceFiltersByOutcome:
     """An outcome's price history.
 
     Attributes:
-        outcome_id (str):
-        from_date (datetime.datetime | None | Unset):
-        interval (None | str | Unset):
-        market_id (None | str | Unset):
-        to_date (datetime.datetime | None | Unset):
+        outcome_id (str): The outcome's id.
+        from_date (datetime.datetime | None | Unset): From this time, inclusive.
+        interval (None | str | Unset): 1m, 5m, 15m, 1h, 4h or 1d: one point per bucket; absent: raw points.
+        market_id (None | str | Unset): The market's id.
+        to_date (datetime.datetime | None | Unset): Up to this time, inclusive.
     """
 
     outcome_id: str

@@ -16,9 +16,10 @@ class PricePoint:
     history shows it.
 
         Attributes:
-            market_id (str):
-            outcome_id (str):
-            price (str):
+            market_id (str): The market's id.
+            outcome_id (str): The outcome's id.
+            price (str): The outcome's price at that time (the last in the bucket with an interval), a decimal string in [0,
+                1].
             timestamp (datetime.datetime): RFC 3339 time in UTC
             volume (str): An amount in wei, or shares in share units: a decimal integer string
     """

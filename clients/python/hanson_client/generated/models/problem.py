@@ -21,9 +21,9 @@ class Problem:
 
     Attributes:
         code (str): Stable snake_case code, e.g. `insufficient_balance`.
-        detail (str):
-        status (int):
-        title (str):
+        detail (str): What happened, for people: the one sentence to show.
+        status (int): The status.
+        title (str): A short summary of the problem type.
         type_ (str): A URI naming the problem type.
         current_price (None | str | Unset): Only on 409 `price_moved`: the traded outcome's price now, a decimal string.
         errors (list[FieldError] | None | Unset): The fields that failed validation (`validation_failed`).

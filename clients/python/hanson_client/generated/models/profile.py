@@ -21,14 +21,15 @@ class Profile:
     """The logged-in wallet, its session and balances.
 
     Attributes:
-        balances (list[Balance]):
+        balances (list[Balance]): One balance per token held.
         created_at (datetime.datetime): RFC 3339 time in UTC
         provider_id (str): A provider (tenant).
         session_id (str): A login session.
-        wallet_address (str):
+        wallet_address (str): The wallet's address (EVM: 0x + 40 hex digits).
         wallet_id (str): A wallet (one per provider and address).
-        wallet_type (str):
-        alt_evm_address (None | str | Unset):
+        wallet_type (str): evm or an alt network.
+        alt_evm_address (None | str | Unset): For an alt-network login: the EVM address the account is linked to;
+            otherwise null.
     """
 
     balances: list[Balance]

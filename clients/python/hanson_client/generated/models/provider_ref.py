@@ -14,7 +14,7 @@ class ProviderRef:
     """
     Attributes:
         id (str): A provider (tenant).
-        name (str):
+        name (str): The name, for people.
     """
 
     id: str

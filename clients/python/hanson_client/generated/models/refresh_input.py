@@ -13,8 +13,8 @@ T = TypeVar("T", bound="RefreshInput")
 class RefreshInput:
     """
     Attributes:
-        provider_id (str):
-        refresh_token (str):
+        provider_id (str): The provider's (tenant's) id.
+        refresh_token (str): The token that gets a new access token from POST /v1/auth/refresh while the session lasts.
     """
 
     provider_id: str

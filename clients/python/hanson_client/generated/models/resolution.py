@@ -21,16 +21,16 @@ class Resolution:
         dispute_window_seconds (int): The dispute window asked for, in seconds (0: final at once).
         final_at (datetime.datetime): RFC 3339 time in UTC
         market_id (str): A market.
-        payout_ratio (str):
-        positions_updated (int):
-        resolution_data (Any):
+        payout_ratio (str): What one winning share pays, a decimal string (1 unless the pool fell short).
+        positions_updated (int): How many positions were settled.
+        resolution_data (Any): Free-form strings the provider records with the result.
         resolved_at (datetime.datetime): RFC 3339 time in UTC
-        resolver_wallet_id (str):
+        resolver_wallet_id (str): Who resolved, as the provider names them (free text).
         status (MarketStatus): A market's status. `Closed` is never stored: it is an active market whose end has passed.
         total_pool (str): An amount in wei, or shares in share units: a decimal integer string
         winning_outcome_id (str): An outcome of a market.
         winning_pool (str): An amount in wei, or shares in share units: a decimal integer string
-        resolution_source (None | str | Unset):
+        resolution_source (None | str | Unset): Where the result comes from (free text, e.g. a URL).
     """
 
     dispute_window_seconds: int

@@ -24,8 +24,8 @@ class ResolveInput:
         dispute_window_seconds (int | None | Unset): Seconds (0 to 604800, default 0) during which the resolution may
             still be replaced or
             cancelled: claims wait until final_at and the surplus stays in the pool until then.
-        resolution_data (None | StringMap | Unset):
-        resolution_source (None | str | Unset):
+        resolution_data (None | StringMap | Unset): Free-form strings the provider records with the result.
+        resolution_source (None | str | Unset): Where the result comes from (free text, e.g. a URL).
     """
 
     resolver_wallet_id: str

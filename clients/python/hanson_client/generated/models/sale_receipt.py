@@ -17,12 +17,12 @@ class SaleReceipt:
     """A sale of shares.
 
     Attributes:
-        average_price (str):
+        average_price (str): Average price per share of the trade, a decimal string in [0, 1].
         balance_after (str): An amount in wei, or shares in share units: a decimal integer string
         balance_before (str): An amount in wei, or shares in share units: a decimal integer string
         created_at (datetime.datetime): RFC 3339 time in UTC
         market_id (str): A market.
-        new_outcome_price (str):
+        new_outcome_price (str): The outcome's price after the trade, a decimal string in [0, 1].
         outcome_id (str): An outcome of a market.
         position_id (str): A wallet's position in one outcome.
         session_id (str): A login session.

@@ -22,9 +22,9 @@ class SearchRequestHoldingsFilters:
     """The common search request: `{filters, pagination: {page, per_page}, sort: {field, direction}}`.
 
     Attributes:
-        filters (HoldingsFilters | None | Unset):
-        pagination (None | PaginationInput | Unset):
-        sort (None | SortInputHoldingsFilters | Unset):
+        filters (HoldingsFilters | None | Unset): Filters, all of which must match (absent: none).
+        pagination (None | PaginationInput | Unset): Which page, and how large (absent: page 1 of 20).
+        sort (None | SortInputHoldingsFilters | Unset): The order of the results (absent: newest first).
     """
 
     filters: HoldingsFilters | None | Unset = UNSET

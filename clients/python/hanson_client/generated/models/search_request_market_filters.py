@@ -22,9 +22,9 @@ class SearchRequestMarketFilters:
     """The common search request: `{filters, pagination: {page, per_page}, sort: {field, direction}}`.
 
     Attributes:
-        filters (MarketFilters | None | Unset):
-        pagination (None | PaginationInput | Unset):
-        sort (None | SortInputMarketFilters | Unset):
+        filters (MarketFilters | None | Unset): Filters, all of which must match (absent: none).
+        pagination (None | PaginationInput | Unset): Which page, and how large (absent: page 1 of 20).
+        sort (None | SortInputMarketFilters | Unset): The order of the results (absent: newest first).
     """
 
     filters: MarketFilters | None | Unset = UNSET

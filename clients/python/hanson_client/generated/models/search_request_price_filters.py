@@ -25,8 +25,8 @@ class SearchRequestPriceFilters:
     Attributes:
         filters (PriceFiltersByMarket | PriceFiltersByOutcome): A market's or an outcome's price history: `market_id` or
             `outcome_id` is required.
-        pagination (None | PaginationInput | Unset):
-        sort (None | SortInputPriceFilters | Unset):
+        pagination (None | PaginationInput | Unset): Which page, and how large (absent: page 1 of 20).
+        sort (None | SortInputPriceFilters | Unset): The order of the results (absent: newest first).
     """
 
     filters: PriceFiltersByMarket | PriceFiltersByOutcome

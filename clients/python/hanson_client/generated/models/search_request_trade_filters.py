@@ -22,9 +22,9 @@ class SearchRequestTradeFilters:
     """The common search request: `{filters, pagination: {page, per_page}, sort: {field, direction}}`.
 
     Attributes:
-        filters (None | TradeFilters | Unset):
-        pagination (None | PaginationInput | Unset):
-        sort (None | SortInputTradeFilters | Unset):
+        filters (None | TradeFilters | Unset): Filters, all of which must match (absent: none).
+        pagination (None | PaginationInput | Unset): Which page, and how large (absent: page 1 of 20).
+        sort (None | SortInputTradeFilters | Unset): The order of the results (absent: newest first).
     """
 
     filters: None | TradeFilters | Unset = UNSET

@@ -16,11 +16,11 @@ class SellBodyByProceeds:
     """A sale of the fewest shares whose net proceeds (after the fee) reach `target_proceeds`.
 
     Attributes:
-        outcome_id (str):
+        outcome_id (str): The outcome's id.
         session_id (str): The access token's session.
         target_proceeds (str): An amount in wei or share units: a decimal integer string without sign, point, exponent
             or leading zeros, at most 10^36
-        max_shares (None | str | Unset):
+        max_shares (None | str | Unset): The most shares the sale may sell to reach target_proceeds.
         min_price (None | Unset): Not given with `target_proceeds`.
         min_proceeds (None | Unset): Not given with `target_proceeds`.
         shares_amount (None | Unset): Not given with `target_proceeds`.

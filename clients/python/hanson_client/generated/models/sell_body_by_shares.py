@@ -16,13 +16,13 @@ class SellBodyByShares:
     """A sale of `shares_amount` shares.
 
     Attributes:
-        outcome_id (str):
+        outcome_id (str): The outcome's id.
         session_id (str): The access token's session.
         shares_amount (str): An amount in wei or share units: a decimal integer string without sign, point, exponent or
             leading zeros, at most 10^36
         max_shares (None | Unset): Not given with `shares_amount`.
-        min_price (None | str | Unset):
-        min_proceeds (None | str | Unset):
+        min_price (None | str | Unset): A limit: the outcome's price after the sale may not fall below it.
+        min_proceeds (None | str | Unset): The least net proceeds accepted: less is 409 price_moved and nothing changes.
         target_proceeds (None | Unset): Not given with `shares_amount`.
     """
 

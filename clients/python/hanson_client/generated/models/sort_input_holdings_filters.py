@@ -16,8 +16,8 @@ T = TypeVar("T", bound="SortInputHoldingsFilters")
 class SortInputHoldingsFilters:
     """
     Attributes:
-        direction (None | str | Unset):  Default: 'desc'.
-        field (None | SortFieldHoldingsFilters | Unset):
+        direction (None | str | Unset): asc or desc (default desc). Default: 'desc'.
+        field (None | SortFieldHoldingsFilters | Unset): The field to sort by (a documented whitelist per search).
     """
 
     direction: None | str | Unset = "desc"

@@ -16,8 +16,8 @@ T = TypeVar("T", bound="SortInputMarketFilters")
 class SortInputMarketFilters:
     """
     Attributes:
-        direction (None | str | Unset):  Default: 'desc'.
-        field (None | SortFieldMarketFilters | Unset):
+        direction (None | str | Unset): asc or desc (default desc). Default: 'desc'.
+        field (None | SortFieldMarketFilters | Unset): The field to sort by (a documented whitelist per search).
     """
 
     direction: None | str | Unset = "desc"

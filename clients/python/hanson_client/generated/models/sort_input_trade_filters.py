@@ -16,8 +16,8 @@ T = TypeVar("T", bound="SortInputTradeFilters")
 class SortInputTradeFilters:
     """
     Attributes:
-        direction (None | str | Unset):  Default: 'desc'.
-        field (None | SortFieldTradeFilters | Unset):
+        direction (None | str | Unset): asc or desc (default desc). Default: 'desc'.
+        field (None | SortFieldTradeFilters | Unset): The field to sort by (a documented whitelist per search).
     """
 
     direction: None | str | Unset = "desc"

@@ -13,10 +13,10 @@ T = TypeVar("T", bound="Token")
 class Token:
     """
     Attributes:
-        decimals (int):
-        id (str):
-        name (str):
-        symbol (str):
+        decimals (int): Digits after the point in token units: 1 token = 10^decimals wei.
+        id (str): The token's id.
+        name (str): The name, for people.
+        symbol (str): The token's symbol, e.g. USDC.
     """
 
     decimals: int

@@ -14,10 +14,10 @@ class TokenGrant:
     """What login and refresh answer.
 
     Attributes:
-        access_token (str):
+        access_token (str): A JWT for the user routes: `Authorization: Bearer <access_token>`.
         expires_in (int): Seconds until the access token expires.
-        refresh_token (str):
-        session_id (str):
+        refresh_token (str): The token that gets a new access token from POST /v1/auth/refresh while the session lasts.
+        session_id (str): The login session's id; trades must name the session of their access token.
         token_type (str): Always `Bearer`.
     """
 

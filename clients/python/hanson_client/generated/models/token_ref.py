@@ -13,9 +13,9 @@ T = TypeVar("T", bound="TokenRef")
 class TokenRef:
     """
     Attributes:
-        id (str):
-        name (str):
-        symbol (str):
+        id (str): The token's id.
+        name (str): The name, for people.
+        symbol (str): The token's symbol, e.g. USDC.
     """
 
     id: str

@@ -17,12 +17,12 @@ T = TypeVar("T", bound="TradeFilters")
 class TradeFilters:
     """
     Attributes:
-        from_date (datetime.datetime | None | Unset):
-        market_id (None | str | Unset):
-        outcome_id (None | str | Unset):
-        to_date (datetime.datetime | None | Unset):
-        transaction_type (None | TradeKind | Unset):
-        wallet_address (None | str | Unset):
+        from_date (datetime.datetime | None | Unset): From this time, inclusive.
+        market_id (None | str | Unset): The market's id.
+        outcome_id (None | str | Unset): The outcome's id.
+        to_date (datetime.datetime | None | Unset): Up to this time, inclusive.
+        transaction_type (None | TradeKind | Unset): buy or sell.
+        wallet_address (None | str | Unset): The wallet's address (EVM: 0x + 40 hex digits).
     """
 
     from_date: datetime.datetime | None | Unset = UNSET

@@ -24,10 +24,10 @@ class TradeRecord:
         market_id (str): A market.
         net_amount (str): An amount in wei, or shares in share units: a decimal integer string
         outcome_id (str): An outcome of a market.
-        price (str):
+        price (str): The average price per share of the trade, a decimal string in [0, 1].
         shares (str): An amount in wei, or shares in share units: a decimal integer string
         transaction_type (TradeKind): Buy or sell, as trade records name them.
-        wallet_address (str):
+        wallet_address (str): The wallet's address (EVM: 0x + 40 hex digits).
         wallet_id (str): A wallet (one per provider and address).
     """
 

@@ -17,7 +17,7 @@ T = TypeVar("T", bound="Treasury")
 class Treasury:
     """
     Attributes:
-        balances (list[Balance]):
+        balances (list[Balance]): One balance per token held.
         provider_id (str): A provider (tenant).
     """
 

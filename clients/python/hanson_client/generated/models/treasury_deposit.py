@@ -18,9 +18,9 @@ class TreasuryDeposit:
         amount (str): An amount in wei, or shares in share units: a decimal integer string
         balance_after (str): An amount in wei, or shares in share units: a decimal integer string
         created_at (datetime.datetime): RFC 3339 time in UTC
-        reference (str):
-        token_id (str):
-        deposit_id (str):
+        reference (str): The provider's reference for the transfer (unique per provider).
+        token_id (str): The token's id.
+        deposit_id (str): The deposit's id.
     """
 
     amount: str

@@ -21,13 +21,15 @@ T = TypeVar("T", bound="UpdateMarketInput")
 class UpdateMarketInput:
     """
     Attributes:
-        creator_fee_percentage (float | None | Unset):
-        description (None | str | Unset):
-        ends_at (datetime.datetime | None | Unset):
-        images (Images | None | Unset):
-        max_bet_amount (None | str | Unset):
-        metadata (Metadata | None | Unset):
-        min_bet_amount (None | str | Unset):
+        creator_fee_percentage (float | None | Unset): The creator's fee, percent of each trade's gross amount (at most
+            4 decimals; with the platform fee at most 50).
+        description (None | str | Unset): A new description (absent: unchanged).
+        ends_at (datetime.datetime | None | Unset): When trading closes.
+        images (Images | None | Unset): Image URLs by name.
+        max_bet_amount (None | str | Unset): The largest gross bet amount accepted, in wei (inclusive).
+        metadata (Metadata | None | Unset): Free-form strings: category, resolution_source and any of the provider's
+            own.
+        min_bet_amount (None | str | Unset): The smallest gross bet amount accepted, in wei (inclusive).
         question (None | str | Unset): Not blank.
         tags (list[str] | None | Unset): At most 50 tags of at most 100 characters each.
     """

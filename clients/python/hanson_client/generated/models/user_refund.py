@@ -14,7 +14,7 @@ class UserRefund:
     """What one wallet got back from a cancellation.
 
     Attributes:
-        original_positions (int):
+        original_positions (int): The positions refunded.
         refund_amount (str): An amount in wei, or shares in share units: a decimal integer string
         wallet_id (str): A wallet (one per provider and address).
     """

@@ -18,11 +18,11 @@ class WalletTransfer:
         amount (str): An amount in wei, or shares in share units: a decimal integer string
         balance_after (str): An amount in wei, or shares in share units: a decimal integer string
         created_at (datetime.datetime): RFC 3339 time in UTC
-        reference (str):
-        token_id (str):
-        id (str):
-        wallet_address (str):
-        wallet_id (str):
+        reference (str): The provider's reference for the transfer (unique per provider).
+        token_id (str): The token's id.
+        id (str): The transfer's id.
+        wallet_address (str): The wallet's address (EVM: 0x + 40 hex digits).
+        wallet_id (str): The wallet's id.
     """
 
     amount: str

@@ -17,7 +17,7 @@ class WalletTransferInput:
         amount (str): An amount in wei greater than 0: a decimal integer string without sign, point, exponent or leading
             zeros, at most 10^36
         reference (str): The external transfer's id: a repeat with the same reference answers the first result.
-        token_id (str):
+        token_id (str): The token's id.
         wallet_address (str): EVM address (0x + 40 hex, EIP-55 checked when mixed-case) or alt account address (0x + 16
             hex).
     """

@@ -18,10 +18,10 @@ class WalletView:
     """A wallet and its balances, as its provider looks it up.
 
     Attributes:
-        balances (list[Balance]):
-        wallet_address (str):
+        balances (list[Balance]): One balance per token held.
+        wallet_address (str): The wallet's address (EVM: 0x + 40 hex digits).
         wallet_id (str): A wallet (one per provider and address).
-        wallet_type (str):
+        wallet_type (str): evm or an alt network.
     """
 
     balances: list[Balance]

@@ -77,7 +77,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
 ) -> Response[Problem | str]:
-    """Interactive viewer of this document (HTML).
+    """The API reference: this document in RapiDoc (HTML), with try-it.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -100,7 +100,7 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
 ) -> Problem | str | None:
-    """Interactive viewer of this document (HTML).
+    """The API reference: this document in RapiDoc (HTML), with try-it.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -119,7 +119,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
 ) -> Response[Problem | str]:
-    """Interactive viewer of this document (HTML).
+    """The API reference: this document in RapiDoc (HTML), with try-it.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -140,7 +140,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
 ) -> Problem | str | None:
-    """Interactive viewer of this document (HTML).
+    """The API reference: this document in RapiDoc (HTML), with try-it.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
