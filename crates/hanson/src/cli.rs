@@ -34,7 +34,7 @@ struct Database {
 #[derive(Subcommand)]
 enum Command {
     /// Run the HTTP service.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Manage providers (tenants).
     Provider {
         #[command(subcommand)]
@@ -74,6 +74,10 @@ enum Command {
         /// The nonce from POST /v1/auth/nonce.
         #[arg(long)]
         nonce: String,
+        /// Sign this exact text instead of the spec's message for the nonce: the `message` of a
+        /// Sign-In with Ethereum nonce.
+        #[arg(long)]
+        message: Option<String>,
     },
 }
 
@@ -170,6 +174,28 @@ struct ServeArgs {
     /// Also allow `http` webhook URLs and loopback or private addresses (local use and tests).
     #[arg(long, env = "HANSON_WEBHOOK_ALLOW_PRIVATE")]
     webhook_allow_private: bool,
+    /// Where users reach this service (https://host[:port]): the domain and URI that
+    /// Sign-In with Ethereum login messages name. Without it, logins use the spec's message only.
+    #[arg(long, env = "HANSON_PUBLIC_URL", value_parser = crate::domain::siwe::PublicUrl::parse)]
+    public_url: Option<crate::domain::siwe::PublicUrl>,
+    /// Also serve `/metrics` on this address (e.g. one on a private network), printed as
+    /// `metrics on http://ADDR/metrics` after the `listening on` line.
+    #[arg(long, env = "HANSON_METRICS_LISTEN")]
+    metrics_listen: Option<String>,
+    /// Do not serve `/metrics` on the API's address (404 there); with --metrics-listen, only
+    /// that address serves it.
+    #[arg(long, env = "HANSON_NO_PUBLIC_METRICS")]
+    no_public_metrics: bool,
+    /// Keep every event of the log this many seconds (and each market's last
+    /// --event-retention-events); older ones are pruned. Streams resume only within it.
+    #[arg(long, env = "HANSON_EVENT_RETENTION_SECS", default_value_t = 86_400, value_parser = clap::value_parser!(u64).range(0..=3_153_600_000))]
+    event_retention_secs: u64,
+    /// Keep at least each market's last this many events, however old.
+    #[arg(long, env = "HANSON_EVENT_RETENTION_EVENTS", default_value_t = 10_000, value_parser = clap::value_parser!(i64).range(0..=1_000_000_000))]
+    event_retention_events: i64,
+    /// Seconds between prunings of the event log.
+    #[arg(long, env = "HANSON_EVENT_PRUNE_EVERY_SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    event_prune_every_secs: u64,
     /// Log lines as plain text or as one JSON object per line.
     #[arg(long, env = "HANSON_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
@@ -357,10 +383,17 @@ async fn run(command: Command) -> Result<()> {
                     max_streams: args.max_streams as usize,
                     max_streams_per_ip: args.max_streams_per_ip as usize,
                     lag_limit: args.stream_lag_limit,
+                    retention: crate::store::event_log::Retention {
+                        keep_for: i64::try_from(args.event_retention_secs).unwrap_or(i64::MAX / 1_000_000) * 1_000_000,
+                        keep_last: args.event_retention_events,
+                    },
+                    prune_every: std::time::Duration::from_secs(args.event_prune_every_secs),
                 },
                 web_dir: args.web_dir,
                 advertise_url: args.advertise_url,
                 forward_trades: !args.no_trade_forwarding,
+                public_url: args.public_url,
+                public_metrics: !args.no_public_metrics,
                 webhooks: crate::events::webhook_sender::SenderSettings {
                     schedule: args.webhook_retry_schedule,
                     allow_private: args.webhook_allow_private,
@@ -375,16 +408,24 @@ async fn run(command: Command) -> Result<()> {
                 max_connections: args.max_connections as usize,
                 shutdown_grace: std::time::Duration::from_secs(args.shutdown_grace_secs),
             };
-            serve(ServeConfig { listen: args.listen, database_url: args.database.database_url, store_options, settings, connections }).await
+            serve(ServeConfig {
+                listen: args.listen,
+                database_url: args.database.database_url,
+                store_options,
+                settings,
+                connections,
+                metrics_listen: args.metrics_listen,
+            })
+            .await
         }
-        Command::Sign { private_key, nonce } => {
+        Command::Sign { private_key, nonce, message } => {
             let bytes = wallet_auth::parse_hex(&private_key, true)
                 .ok()
                 .and_then(|b| <[u8; 32]>::try_from(b).ok())
                 .ok_or_else(|| Error::invalid("private_key", "must be 0x followed by 64 hex digits"))?;
             let address = wallet_auth::evm_address_from_private_key(&bytes)
                 .map_err(|_| Error::invalid("private_key", "is not a valid secp256k1 key"))?;
-            let message = crate::domain::session::login_message(&nonce);
+            let message = message.unwrap_or_else(|| crate::domain::session::login_message(&nonce));
             let signature = wallet_auth::sign_personal(&bytes, message.as_bytes())
                 .map_err(|_| Error::invalid("private_key", "is not a valid secp256k1 key"))?;
             print_json(json!({

@@ -39,6 +39,8 @@ pub(crate) struct ServeConfig {
     pub(crate) store_options: StoreOptions,
     pub(crate) settings: Settings,
     pub(crate) connections: ConnectionLimits,
+    /// A second address serving only `/metrics`.
+    pub(crate) metrics_listen: Option<String>,
 }
 
 pub(crate) async fn serve(config: ServeConfig) -> Result<()> {
@@ -48,6 +50,19 @@ pub(crate) async fn serve(config: ServeConfig) -> Result<()> {
     let address = listener.local_addr().map_err(Error::internal)?;
     // Tests and scripts read this line to find a random port.
     println!("listening on http://{address}");
+    if let Some(metrics_listen) = &config.metrics_listen {
+        let metrics = TcpListener::bind(metrics_listen)
+            .await
+            .map_err(|e| Error::internal(format!("cannot listen on {metrics_listen} for metrics: {e}")))?;
+        let metrics_address = metrics.local_addr().map_err(Error::internal)?;
+        println!("metrics on http://{metrics_address}/metrics");
+        // Ends with the process: a scrape in flight at shutdown is simply cut.
+        tokio::spawn(async move {
+            if let Err(e) = axum::serve(metrics, api::metrics_router()).await {
+                tracing::error!(error = %e, "the metrics listener failed");
+            }
+        });
+    }
     tracing::info!(%address, database = %redact(&config.database_url), "hanson serving");
     run_with(listener, store, config.settings, config.connections, shutdown_signal()).await?;
     tracing::info!("hanson stopped");

@@ -48,11 +48,21 @@ pub struct StreamSettings {
     /// A subscriber more than this many events behind its market is disconnected (10,000 by
     /// default, `docs/streams.md`).
     pub lag_limit: i64,
+    /// What the event log keeps, and how often it is pruned (`docs/streams.md`, "Retention").
+    pub retention: crate::store::event_log::Retention,
+    pub prune_every: Duration,
 }
 
 impl Default for StreamSettings {
     fn default() -> Self {
-        StreamSettings { ping_interval: Duration::from_secs(15), max_streams: 8_000, max_streams_per_ip: 200, lag_limit: 10_000 }
+        StreamSettings {
+            ping_interval: Duration::from_secs(15),
+            max_streams: 8_000,
+            max_streams_per_ip: 200,
+            lag_limit: 10_000,
+            retention: Default::default(),
+            prune_every: Duration::from_secs(60),
+        }
     }
 }
 

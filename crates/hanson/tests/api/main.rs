@@ -61,12 +61,16 @@ macro_rules! api_tests {
         mod money;
         #[path = "openapi.rs"]
         mod openapi;
+        #[path = "operations.rs"]
+        mod operations;
         #[path = "previews.rs"]
         mod previews;
         #[path = "proxies.rs"]
         mod proxies;
         #[path = "schema.rs"]
         mod schema;
+        #[path = "siwe.rs"]
+        mod siwe;
         #[path = "streams/mod.rs"]
         mod streams;
         #[path = "trading/mod.rs"]

@@ -69,6 +69,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (17, include_str!("../../../migrations/postgres/0017_positions_by_pair_only.sql")),
     (18, include_str!("../../../migrations/postgres/0018_append_only_records_without_primary_keys.sql")),
     (19, include_str!("../../../migrations/postgres/0019_market_operations.sql")),
+    (21, include_str!("../../../migrations/postgres/0021_siwe_nonces.sql")),
 ];
 
 /// Key of the advisory lock that serializes migrations of nodes starting at the same time.

@@ -61,6 +61,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     (17, include_str!("../../../migrations/sqlite/0017_positions_by_pair_only.sql")),
     (18, include_str!("../../../migrations/sqlite/0018_append_only_records_without_primary_keys.sql")),
     (19, include_str!("../../../migrations/sqlite/0019_market_operations.sql")),
+    (21, include_str!("../../../migrations/sqlite/0021_siwe_nonces.sql")),
 ];
 
 /// Most jobs one commit carries. Commits no longer wait for the disk, so small batches are
