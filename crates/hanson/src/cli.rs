@@ -17,8 +17,11 @@ use crate::server::{serve, ConnectionLimits, ServeConfig};
 use crate::store::tenants;
 use crate::store::{Store, StoreOptions};
 
+/// `hanson --version`: the release and the commit it was built from (`build.rs`).
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("HANSON_COMMIT"), ")");
+
 #[derive(Parser)]
-#[command(name = "hanson", version, about = "Self-hostable prediction markets with an exact LMSR market maker")]
+#[command(name = "hanson", version = VERSION, about = "Self-hostable prediction markets with an exact LMSR market maker")]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -49,6 +49,8 @@ macro_rules! api_tests {
         mod crash;
         #[path = "errors.rs"]
         mod errors;
+        #[path = "fixtures.rs"]
+        mod fixtures;
         #[path = "history.rs"]
         mod history;
         #[path = "hostile.rs"]
