@@ -11,6 +11,7 @@ use tokio::task::AbortHandle;
 
 pub(crate) struct CutProxy {
     pub addr: SocketAddr,
+    target: Arc<Mutex<SocketAddr>>,
     cut: Arc<AtomicBool>,
     open: Arc<Mutex<Vec<AbortHandle>>>,
     accept: AbortHandle,
@@ -22,7 +23,8 @@ impl CutProxy {
         let addr = listener.local_addr().unwrap();
         let cut = Arc::new(AtomicBool::new(false));
         let open: Arc<Mutex<Vec<AbortHandle>>> = Arc::default();
-        let (is_cut, conns) = (cut.clone(), open.clone());
+        let target = Arc::new(Mutex::new(target));
+        let (is_cut, conns, to) = (cut.clone(), open.clone(), target.clone());
         let accept = tokio::spawn(async move {
             loop {
                 let Ok((mut client, _)) = listener.accept().await else { continue };
@@ -30,6 +32,7 @@ impl CutProxy {
                     drop(client);
                     continue;
                 }
+                let target = *to.lock().unwrap();
                 let task = tokio::spawn(async move {
                     if let Ok(mut server) = TcpStream::connect(target).await {
                         let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
@@ -41,7 +44,12 @@ impl CutProxy {
             }
         })
         .abort_handle();
-        CutProxy { addr, cut, open, accept }
+        CutProxy { addr, target, cut, open, accept }
+    }
+
+    /// Sends later connections to `target` (one known only once the proxy's address is used).
+    pub(crate) fn retarget(&self, target: SocketAddr) {
+        *self.target.lock().unwrap() = target;
     }
 
     /// Closes every connection through the proxy and refuses new ones.

@@ -1,8 +1,9 @@
-//! Chaos between nodes: a follower reaches PostgreSQL through a cuttable TCP proxy
-//! (`support/proxy.rs`) and is cut off from it for 5 s while both nodes take bets. Nothing
-//! acknowledged is lost or doubled, refusals are 503 problem+json with Retry-After (never a
-//! 500), the follower serves again soon after the heal, and its market stream resumes with
-//! every event once, in order.
+//! Chaos between nodes, under load on two nodes of one PostgreSQL database, through cuttable
+//! TCP proxies of the test code (`support/proxy.rs`): the follower cut from the database for
+//! 5 s, the follower cut from the leader, the leader killed. Each time nothing acknowledged is
+//! lost or doubled, refusals are 503 problem+json with Retry-After (never a 500), the follower
+//! takes bets again within 2 s of the heal, and its market stream resumes with every event
+//! once, in order. Each test prints its figures (`docs/operations.md`, "Chaos between nodes").
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -101,87 +102,169 @@ async fn follow(client: reqwest::Client, base: String, market_id: String, stop: 
     }
 }
 
+/// A leader and a follower with a market, bets running through them, and a stream followed on
+/// the follower.
+struct Chaos {
+    f: Fixture,
+    client: reqwest::Client,
+    /// None once killed.
+    leader: Option<ServeProcess>,
+    follower: ServeProcess,
+    market: Value,
+    market_id: String,
+    traders: Vec<Arc<Trader>>,
+    stop: Arc<AtomicBool>,
+    seen: Arc<Mutex<Outcomes>>,
+    seqs: Arc<Mutex<Vec<i64>>>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+    stream: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Chaos {
+    /// The follower reaches the database through `db_proxy` and the leader through
+    /// `leader_proxy` (the leader advertises the proxy's address), when given.
+    async fn start(db_proxy: Option<&CutProxy>, leader_proxy: Option<&CutProxy>) -> Chaos {
+        let f = Fixture::new_with(Settings { forward_trades: false, ..Settings::default() }).await;
+        let client = reqwest::Client::new();
+        let advertise = leader_proxy.map(|p| format!("http://{}", p.addr));
+        let leader_flags: Vec<&str> = advertise.as_deref().map(|a| vec!["--advertise-url", a]).unwrap_or_default();
+        let leader = node(&f.app.database_url, &leader_flags).await;
+        if let Some(proxy) = leader_proxy {
+            proxy.retarget(leader.base.trim_start_matches("http://").parse().unwrap());
+        }
+        until_leading(&client, &leader.base).await;
+        let follower_db = match db_proxy {
+            Some(proxy) => format!("postgres://postgres@{}/{}", proxy.addr, f.app.database_url.rsplit_once('/').unwrap().1),
+            None => f.app.database_url.clone(),
+        };
+        let follower = node(&follower_db, &[]).await;
+        let market = f.market(2).await;
+        let market_id = market["id"].as_str().unwrap().to_string();
+        let traders = f.traders_at(&client, &follower.base, 4, 1_000 * ONE_TOKEN).await;
+        let (stop, seen, seqs) = (Arc::new(AtomicBool::new(false)), Arc::default(), Arc::new(Mutex::new(Vec::new())));
+        let stream = tokio::spawn(follow(client.clone(), follower.base.clone(), market_id.clone(), stop.clone(), Arc::clone(&seqs)));
+        Chaos {
+            f,
+            client,
+            leader: Some(leader),
+            follower,
+            market,
+            market_id,
+            traders,
+            stop,
+            seen,
+            seqs,
+            tasks: Vec::new(),
+            stream: Some(stream),
+        }
+    }
+
+    /// Bets from every trader, through the follower, and through the leader too if `both`.
+    fn load(&mut self, both: bool) {
+        for (i, t) in self.traders.iter().enumerate() {
+            let base = match &self.leader {
+                Some(leader) if both && i % 2 == 1 => &leader.base,
+                _ => &self.follower.base,
+            };
+            let (client, market, stop, seen) = (self.client.clone(), self.market.clone(), self.stop.clone(), self.seen.clone());
+            self.tasks.push(tokio::spawn(bet_until(client, base.clone(), market, t.clone(), stop, seen)));
+        }
+    }
+
+    /// How long after `since` the follower took a bet (every refusal until then a 503).
+    async fn back_after(&self, since: Instant) -> Duration {
+        let t = &self.traders[0];
+        let url = format!("{}/v1/markets/{}/bet", self.follower.base, self.market_id);
+        loop {
+            let (status, body) =
+                post(&self.client, url.clone(), &t.session.access_token, bet_body(&t.session, &self.market, 0, ONE_TOKEN / 10)).await;
+            if status == StatusCode::OK {
+                self.seen.lock().unwrap().acknowledged.push(body["bet_id"].as_str().unwrap().to_string());
+                return since.elapsed();
+            }
+            assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+            assert!(since.elapsed() < Duration::from_secs(30), "the follower never recovered: {body}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Stops the load, lets the stream catch up with the log, and checks everything.
+    async fn finish(mut self, fault: &str, back: Duration) {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        self.stop.store(true, Ordering::SeqCst);
+        for task in std::mem::take(&mut self.tasks) {
+            task.await.unwrap();
+        }
+        let db = super::support::library::Db::open(&self.f.app.database_url);
+        let last = db.int("SELECT max(seq) FROM events WHERE market_id = $1", &[(&self.market_id).into()]).await;
+        // The stream follows on until it has the log's last event.
+        self.stop.store(false, Ordering::SeqCst);
+        for _ in 0..300 {
+            if self.seqs.lock().unwrap().last().is_some_and(|s| *s >= last) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        self.stop.store(true, Ordering::SeqCst);
+        self.stream.take().unwrap().await.unwrap();
+
+        let outcomes = std::mem::take(&mut *self.seen.lock().unwrap());
+        let codes: std::collections::BTreeSet<&str> = outcomes.refused.iter().map(|(_, c)| c.as_str()).collect();
+        let unknown = outcomes.refused.iter().filter(|(_, c)| c == "outcome_unknown").count();
+        let recorded = recorded_once(&self.f, &self.market_id, &outcomes.acknowledged).await;
+        assert!(recorded >= outcomes.acknowledged.len() && recorded <= outcomes.acknowledged.len() + unknown, "{recorded} recorded");
+        let seqs = self.seqs.lock().unwrap().clone();
+        let first = *seqs.first().expect("the stream saw events");
+        assert_eq!(seqs, (first..=last).collect::<Vec<_>>(), "every event once, in order, across the fault");
+        println!(
+            "chaos/{fault}: {} acknowledged, {} refused with 503 {codes:?}, {recorded} recorded, back {:.2} s after the heal, \
+             stream seqs {first}..={last} without a gap",
+            outcomes.acknowledged.len(),
+            outcomes.refused.len(),
+            back.as_secs_f64()
+        );
+        assert!(back <= Duration::from_secs(2), "back {back:?} after the heal");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_node_cut_from_the_database_for_5_s_loses_nothing_and_recovers() {
-    let f = Fixture::new_with(Settings { forward_trades: false, ..Settings::default() }).await;
-    let client = reqwest::Client::new();
-    let leader = node(&f.app.database_url, &[]).await;
-    until_leading(&client, &leader.base).await;
     let proxy = CutProxy::start("127.0.0.1:5432".parse().unwrap()).await;
-    let (_, database) = f.app.database_url.rsplit_once('/').unwrap();
-    let through_proxy = format!("postgres://postgres@{}/{database}", proxy.addr);
-    let follower = node(&through_proxy, &[]).await;
-    let market = f.market(2).await;
-    let market_id = market["id"].as_str().unwrap().to_string();
-    let traders = f.traders_at(&client, &follower.base, 4, 1_000 * ONE_TOKEN).await;
-
-    let stop = Arc::new(AtomicBool::new(false));
-    let seen = Arc::new(Mutex::new(Outcomes::default()));
-    let seqs = Arc::new(Mutex::new(Vec::new()));
-    let stream = tokio::spawn(follow(client.clone(), follower.base.clone(), market_id.clone(), stop.clone(), seqs.clone()));
-    let mut load = Vec::new();
-    for (i, t) in traders.iter().enumerate() {
-        let base = if i % 2 == 0 { &follower.base } else { &leader.base };
-        load.push(tokio::spawn(bet_until(client.clone(), base.clone(), market.clone(), t.clone(), stop.clone(), seen.clone())));
-    }
+    let mut chaos = Chaos::start(Some(&proxy), None).await;
+    chaos.load(true);
     tokio::time::sleep(Duration::from_secs(1)).await;
     proxy.cut();
     tokio::time::sleep(Duration::from_secs(5)).await;
     proxy.heal();
-    let healed = Instant::now();
-    // Back: the follower answers a read from the database and takes a bet.
-    let t = &traders[0];
-    let url = format!("{}/v1/markets/{market_id}/bet", follower.base);
-    let back = loop {
-        let (status, body) = post(&client, url.clone(), &t.session.access_token, bet_body(&t.session, &market, 0, ONE_TOKEN / 10)).await;
-        if status == StatusCode::OK {
-            seen.lock().unwrap().acknowledged.push(body["bet_id"].as_str().unwrap().to_string());
-            break healed.elapsed();
-        }
-        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
-        assert!(healed.elapsed() < Duration::from_secs(30), "the follower never recovered: {body}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    stop.store(true, Ordering::SeqCst);
-    for task in load {
-        task.await.unwrap();
-    }
-    // The stream catches up with the log before it is stopped.
-    let db = super::support::library::Db::open(&f.app.database_url);
-    let last = db.int("SELECT max(seq) FROM events WHERE market_id = $1", &[(&market_id).into()]).await;
-    stop.store(false, Ordering::SeqCst);
-    let stop_stream = stop.clone();
-    let stream_stop = tokio::spawn({
-        let seqs = seqs.clone();
-        async move {
-            for _ in 0..300 {
-                if seqs.lock().unwrap().last().is_some_and(|s| *s >= last) {
-                    break;
-                }
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-            stop_stream.store(true, Ordering::SeqCst);
-        }
-    });
-    stream_stop.await.unwrap();
-    stream.await.unwrap();
+    let back = chaos.back_after(Instant::now()).await;
+    assert!(!chaos.seen.lock().unwrap().refused.is_empty(), "the cut refused some bets");
+    chaos.finish("cut-node-from-database-5s", back).await;
+}
 
-    let outcomes = std::mem::take(&mut *seen.lock().unwrap());
-    let refused_codes: std::collections::BTreeSet<&str> = outcomes.refused.iter().map(|(_, c)| c.as_str()).collect();
-    let unknown = outcomes.refused.iter().filter(|(_, c)| c == "outcome_unknown").count();
-    let recorded = recorded_once(&f, &market_id, &outcomes.acknowledged).await;
-    assert!(recorded >= outcomes.acknowledged.len() && recorded <= outcomes.acknowledged.len() + unknown);
-    assert!(!outcomes.refused.is_empty(), "the cut refused some bets");
-    let seqs = seqs.lock().unwrap().clone();
-    let first = *seqs.first().expect("the stream saw events");
-    assert_eq!(seqs, (first..=last).collect::<Vec<_>>(), "every event once, in order, across the cut");
-    println!(
-        "chaos/cut-node-from-database: {} acknowledged, {} refused with 503 ({refused_codes:?}), {} recorded, back {:.2} s after the heal, stream seqs {first}..={last} without a gap",
-        outcomes.acknowledged.len(),
-        outcomes.refused.len(),
-        recorded,
-        back.as_secs_f64()
-    );
-    assert!(back <= Duration::from_secs(2), "back {back:?} after the heal");
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_follower_cut_from_the_leader_loses_nothing_and_recovers() {
+    let proxy = CutProxy::start("127.0.0.1:9".parse().unwrap()).await;
+    let mut chaos = Chaos::start(None, Some(&proxy)).await;
+    chaos.load(true);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let forwarded_before = forwarded(&chaos.client, &chaos.follower.base).await;
+    assert!(forwarded_before >= 1.0, "the follower forwards to the leader before the cut");
+    proxy.cut();
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    proxy.heal();
+    let back = chaos.back_after(Instant::now()).await;
+    chaos.finish("cut-follower-from-leader-5s", back).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn killing_the_leader_loses_nothing_and_the_follower_leads() {
+    let mut chaos = Chaos::start(None, None).await;
+    // The leader's own clients lose their connections with it: the load runs on the follower.
+    chaos.load(false);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    chaos.leader.take().unwrap().crash();
+    let killed = Instant::now();
+    let back = chaos.back_after(killed).await;
+    until_leading(&chaos.client, &chaos.follower.base).await;
+    chaos.finish("kill-leader", back).await;
 }
