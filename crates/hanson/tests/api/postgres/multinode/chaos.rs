@@ -1,6 +1,7 @@
 //! Chaos between nodes, under load on two nodes of one PostgreSQL database, through cuttable
 //! TCP proxies of the test code (`support/proxy.rs`): the follower cut from the database for
-//! 5 s, the follower cut from the leader, the leader killed. Each time nothing acknowledged is
+//! 5 s, the follower cut from the leader, the leader killed, and the database paused (SIGSTOP)
+//! for 3 s, a private PostgreSQL the test starts itself (never the shared server). Each time nothing acknowledged is
 //! lost or doubled, refusals are 503 problem+json with Retry-After (never a 500), the follower
 //! takes bets again within 2 s of the heal, and its market stream resumes with every event
 //! once, in order. Each test prints its figures (`docs/operations.md`, "Chaos between nodes").
@@ -123,8 +124,9 @@ struct Chaos {
 impl Chaos {
     /// The follower reaches the database through `db_proxy` and the leader through
     /// `leader_proxy` (the leader advertises the proxy's address), when given.
-    async fn start(db_proxy: Option<&CutProxy>, leader_proxy: Option<&CutProxy>) -> Chaos {
-        let f = Fixture::new_with(Settings { forward_trades: false, ..Settings::default() }).await;
+    /// The database is made through `admin_url` when given (a private PostgreSQL).
+    async fn start(db_proxy: Option<&CutProxy>, leader_proxy: Option<&CutProxy>, admin_url: Option<&str>) -> Chaos {
+        let f = Fixture::new_at(admin_url, Settings { forward_trades: false, ..Settings::default() }).await;
         let client = reqwest::Client::new();
         let advertise = leader_proxy.map(|p| format!("http://{}", p.addr));
         let leader_flags: Vec<&str> = advertise.as_deref().map(|a| vec!["--advertise-url", a]).unwrap_or_default();
@@ -230,7 +232,7 @@ impl Chaos {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_node_cut_from_the_database_for_5_s_loses_nothing_and_recovers() {
     let proxy = CutProxy::start("127.0.0.1:5432".parse().unwrap()).await;
-    let mut chaos = Chaos::start(Some(&proxy), None).await;
+    let mut chaos = Chaos::start(Some(&proxy), None, None).await;
     chaos.load(true);
     tokio::time::sleep(Duration::from_secs(1)).await;
     proxy.cut();
@@ -244,7 +246,7 @@ async fn a_node_cut_from_the_database_for_5_s_loses_nothing_and_recovers() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_follower_cut_from_the_leader_loses_nothing_and_recovers() {
     let proxy = CutProxy::start("127.0.0.1:9".parse().unwrap()).await;
-    let mut chaos = Chaos::start(None, Some(&proxy)).await;
+    let mut chaos = Chaos::start(None, Some(&proxy), None).await;
     chaos.load(true);
     tokio::time::sleep(Duration::from_secs(1)).await;
     let forwarded_before = forwarded(&chaos.client, &chaos.follower.base).await;
@@ -258,7 +260,7 @@ async fn a_follower_cut_from_the_leader_loses_nothing_and_recovers() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn killing_the_leader_loses_nothing_and_the_follower_leads() {
-    let mut chaos = Chaos::start(None, None).await;
+    let mut chaos = Chaos::start(None, None, None).await;
     // The leader's own clients lose their connections with it: the load runs on the follower.
     chaos.load(false);
     tokio::time::sleep(Duration::from_secs(1)).await;
@@ -267,4 +269,98 @@ async fn killing_the_leader_loses_nothing_and_the_follower_leads() {
     let back = chaos.back_after(killed).await;
     until_leading(&chaos.client, &chaos.follower.base).await;
     chaos.finish("kill-leader", back).await;
+}
+
+/// A PostgreSQL server of the test's own (initdb and pg_ctl, on a free port, trust auth), so
+/// that pausing it touches nobody else; stopped and deleted when dropped.
+struct PrivatePostgres {
+    dir: tempfile::TempDir,
+    port: u16,
+}
+
+/// Runs a PostgreSQL program as the postgres user when root (initdb refuses root).
+fn as_postgres(program: &str, args: &[&str]) -> std::io::Result<std::process::Output> {
+    // SAFETY: geteuid reads the process's effective user id; it cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    let mut command = if root { std::process::Command::new("runuser") } else { std::process::Command::new(program) };
+    if root {
+        command.args(["-u", "postgres", "--", program]);
+    }
+    command.args(args).output()
+}
+
+impl PrivatePostgres {
+    /// None when initdb or pg_ctl cannot be run here.
+    fn start() -> Option<PrivatePostgres> {
+        let dir = tempfile::tempdir().ok()?;
+        // SAFETY: as in `as_postgres`.
+        let root = unsafe { libc::geteuid() } == 0;
+        if root && !std::process::Command::new("chown").args(["postgres", dir.path().to_str()?]).output().ok()?.status.success() {
+            return None;
+        }
+        let data = dir.path().join("data");
+        let out = as_postgres("initdb", &["-D", data.to_str()?, "-A", "trust", "-U", "postgres"]).ok()?;
+        if !out.status.success() {
+            return None;
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0").ok()?.local_addr().ok()?.port();
+        let options = format!("-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200", dir.path().display());
+        let log = dir.path().join("log");
+        let out = as_postgres("pg_ctl", &["-D", data.to_str()?, "-o", &options, "-l", log.to_str()?, "-w", "start"]).ok()?;
+        out.status.success().then_some(PrivatePostgres { dir, port })
+    }
+
+    fn admin_url(&self) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
+    }
+
+    /// The postmaster and every process it started.
+    fn processes(&self) -> Vec<i32> {
+        let pid_file = std::fs::read_to_string(self.dir.path().join("data/postmaster.pid")).expect("postmaster.pid");
+        let postmaster: i32 = pid_file.lines().next().unwrap().trim().parse().unwrap();
+        let mut all = vec![postmaster];
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+            // The parent pid is the second field after the command's closing parenthesis.
+            let ppid = stat.rsplit_once(") ").and_then(|(_, rest)| rest.split(' ').nth(1)).and_then(|p| p.parse::<i32>().ok());
+            if ppid == Some(postmaster) {
+                all.push(pid);
+            }
+        }
+        all
+    }
+
+    fn signal_all(&self, signal: libc::c_int) {
+        for pid in self.processes() {
+            // SAFETY: kill only sends a signal to a process of this test's own server.
+            unsafe { libc::kill(pid, signal) };
+        }
+    }
+}
+
+impl Drop for PrivatePostgres {
+    fn drop(&mut self) {
+        self.signal_all(libc::SIGCONT);
+        let data = self.dir.path().join("data");
+        let _ = as_postgres("pg_ctl", &["-D", data.to_str().unwrap_or_default(), "-m", "immediate", "-w", "stop"]);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_database_paused_for_3_s_loses_nothing_and_recovers() {
+    let Some(pg) = PrivatePostgres::start() else {
+        eprintln!("skipped: initdb and pg_ctl cannot start a private PostgreSQL here");
+        return;
+    };
+    let admin_url = pg.admin_url();
+    let mut chaos = Chaos::start(None, None, Some(&admin_url)).await;
+    chaos.load(true);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    pg.signal_all(libc::SIGSTOP);
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    pg.signal_all(libc::SIGCONT);
+    let back = chaos.back_after(Instant::now()).await;
+    chaos.finish("pause-database-3s", back).await;
+    drop(pg);
 }
