@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import tempfile
 import threading
@@ -32,7 +33,12 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHROMIUM = os.environ.get("HANSON_CHROMIUM", "/usr/bin/chromium")
 ONE = 10**18  # one token of 18 decimals, in wei
 
-LOGIN_MESSAGE = re.compile(r"^Sign this message to authenticate with nonce: [0-9a-f]{32}$")
+# The web app signs in with Sign-In with Ethereum (EIP-4361), naming the server's public URL,
+# which `Server` sets to the address it listens on.
+LOGIN_MESSAGE = re.compile(
+    r"^(127\.0\.0\.1:\d+) wants you to sign in with your Ethereum account:\n0x[0-9a-fA-F]{40}\n\n"
+    r"Sign in to Hanson\.[^\n]*\n\nURI: http://\1\nVersion: 1\nChain ID: 1\nNonce: [0-9a-f]{32}\n"
+    r"Issued At: \S+Z\nExpiration Time: \S+Z$")
 
 
 def hanson_binary() -> str:
@@ -137,9 +143,15 @@ class Server:
 
     def start(self, listen: str = "127.0.0.1:0") -> "Server":
         env = {**os.environ, "HANSON_DATABASE_URL": self.database_url}
+        if listen.endswith(":0"):
+            # A port known in advance, for the public URL that login messages name.
+            with socket.socket() as probe:
+                probe.bind((listen.rsplit(":", 1)[0], 0))
+                listen = f"{listen.rsplit(':', 1)[0]}:{probe.getsockname()[1]}"
+        public_url = [] if "--public-url" in self.extra_args else ["--public-url", f"http://{listen}"]
         self.process = subprocess.Popen(
             # Every test user logs in from 127.0.0.1: the per-IP login limit would throttle them.
-            [self.binary, "serve", "--listen", listen, "--auth-rate-per-ip", "0", *self.extra_args],
+            [self.binary, "serve", "--listen", listen, "--auth-rate-per-ip", "0", *public_url, *self.extra_args],
             env=env, stdout=subprocess.PIPE, stderr=open(self.log_path, "a"), text=True,
         )
         line = self.process.stdout.readline()

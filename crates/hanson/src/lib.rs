@@ -7,6 +7,8 @@ pub mod cli;
 pub mod domain;
 pub mod error;
 pub mod events;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod metrics;
 pub mod server;
 pub mod store;

@@ -60,6 +60,8 @@ pub struct Metrics {
     pub(crate) trades_forwarded: Family<Labels<1>, Counter>,
     /// 1 while this node runs the trades of every node sharing its PostgreSQL database.
     pub(crate) trade_leader: Gauge,
+    /// Events the retention pruning deleted from the log.
+    pub(crate) event_log_pruned: Counter,
 }
 
 fn latency_buckets() -> impl Iterator<Item = f64> {
@@ -108,6 +110,8 @@ impl Metrics {
         registry.register("trades_forwarded", "Bets and sells sent to the trade leader, by outcome", trades_forwarded.clone());
         let trade_leader = Gauge::default();
         registry.register("trade_leader", "1 while this node runs the trades of every node on its database", trade_leader.clone());
+        let event_log_pruned = Counter::default();
+        registry.register("event_log_pruned", "Events deleted from the event log by its retention", event_log_pruned.clone());
         Metrics {
             registry,
             interned: Default::default(),
@@ -128,6 +132,7 @@ impl Metrics {
             rendered_bytes,
             trades_forwarded,
             trade_leader,
+            event_log_pruned,
         }
     }
 

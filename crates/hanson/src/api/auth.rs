@@ -17,7 +17,8 @@ use crate::auth::jwt::{Claims, ISSUER};
 use crate::auth::random_bytes;
 use crate::domain::address::{parse_wallet_address, WalletType};
 use crate::domain::ids::{ProviderId, SessionId, WalletId};
-use crate::domain::session::{address_field, login_message, provider_id_field, AltKey, Login, LoginInput, NONCE_TTL_MICROS};
+use crate::domain::session::{address_field, login_message, provider_id_field, AltKey, Login, LoginInput, MessageFormat, NONCE_TTL_MICROS};
+use crate::domain::siwe::SiweMessage;
 use crate::domain::tenant::Balance;
 use crate::domain::time::{now_micros, Timestamp};
 use crate::error::{Error, Result, Validator};
@@ -42,6 +43,15 @@ struct NonceInput {
     wallet_address: Option<String>,
     #[schema(required = true, nullable = false, pattern = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")]
     provider_id: Option<String>,
+    /// `spec` (default): the spec's one-line message. `siwe`: an EIP-4361 Sign-In with
+    /// Ethereum message naming this service's domain and URI (its `--public-url`), the chain
+    /// id, the nonce, and when it was issued and expires; EVM wallets only, and only when the
+    /// server has a public URL.
+    #[schema(pattern = "^(spec|siwe)$")]
+    message_format: Option<String>,
+    /// `siwe` only: the EIP-155 chain id the wallet is on (default 1).
+    #[schema(minimum = 1)]
+    chain_id: Option<i64>,
 }
 
 /// Issue a login nonce (single use, 5 minutes, bound to provider and address).
@@ -51,13 +61,31 @@ async fn nonce(State(app): State<AppState>, ApiJson(input): ApiJson<NonceInput>)
     let mut v = Validator::default();
     let provider_id = provider_id_field(input.provider_id.as_deref(), &mut v);
     let address = address_field(input.wallet_address.as_deref(), "wallet_address", &mut v);
+    let public_url = app.auth.public_url.as_ref();
+    let format =
+        MessageFormat::from_fields(input.message_format.as_deref(), input.chain_id, address.as_ref().map(|a| a.1), public_url, &mut v);
     v.finish()?;
     let (address, _) = address.ok_or_else(|| Error::internal("validated address missing"))?;
     let nonce = hex(&random_bytes::<16>());
-    let expires_at = now_micros() + NONCE_TTL_MICROS;
+    let issued_at = now_micros();
+    let (message, siwe) = match (format, public_url) {
+        (MessageFormat::Siwe { chain_id }, Some(url)) => {
+            let checksummed = wallet_auth::parse_evm_address(&address)
+                .map(|a| wallet_auth::to_checksum_address(&a))
+                .map_err(|_| Error::internal("validated EVM address does not parse"))?;
+            let text = SiweMessage::new(url, &checksummed, chain_id, &nonce, issued_at, issued_at + NONCE_TTL_MICROS).render();
+            (text.clone(), Some(text))
+        }
+        _ => (login_message(&nonce), None),
+    };
+    // A SIWE message's expiration is written to the second: the nonce ends with it.
+    let expires_at = match siwe {
+        Some(_) => (issued_at + NONCE_TTL_MICROS).div_euclid(1_000_000) * 1_000_000,
+        None => issued_at + NONCE_TTL_MICROS,
+    };
     let stored = nonce.clone();
-    app.store.write(move |c| auth_store::issue_nonce(c, &stored, &provider_id, &address, expires_at)).await?;
-    Ok(Json(NonceGrant { message: login_message(&nonce), nonce, expires_at: Timestamp(expires_at) }))
+    app.store.write(move |c| auth_store::issue_nonce(c, &stored, &provider_id, &address, expires_at, siwe.as_deref())).await?;
+    Ok(Json(NonceGrant { message, nonce, expires_at: Timestamp(expires_at) }))
 }
 
 struct Tokens {
@@ -125,7 +153,7 @@ pub(crate) struct Profile {
     created_at: Timestamp,
 }
 
-/// Log in with an EIP-191 signature, or an alt-network account key (wallet_type alt).
+/// Log in with an EIP-191 signature (of the spec's message or of a Sign-In with Ethereum one), or an alt-network account key (wallet_type alt).
 #[utoipa::path(post, path = "/v1/auth/login", tag = "Auth", request_body = LoginInput,
     responses((status = 200, description = "Tokens of a new session", body = TokenGrant), E401, E422))]
 async fn login(State(app): State<AppState>, ApiJson(input): ApiJson<LoginInput>) -> Result<Json<TokenGrant>> {
@@ -135,17 +163,18 @@ async fn login(State(app): State<AppState>, ApiJson(input): ApiJson<LoginInput>)
     let now = now_micros();
     let (pid, addr, n, alt_key_id) =
         (login.provider_id.clone(), login.address.clone(), login.nonce.clone(), login.alt.as_ref().map(|a| a.key_id));
-    let alt_key = app
+    let (issued, alt_key) = app
         .store
         .read(move |c| {
-            auth_store::check_nonce(c, &n, &pid, &addr, now)?;
-            match alt_key_id {
-                Some(key_id) => auth_store::alt_key(c, &pid, &addr, key_id),
-                None => Ok(None),
-            }
+            let issued = auth_store::check_nonce(c, &n, &pid, &addr, now)?;
+            let alt_key = match alt_key_id {
+                Some(key_id) => auth_store::alt_key(c, &pid, &addr, key_id)?,
+                None => None,
+            };
+            Ok((issued, alt_key))
         })
         .await?;
-    login.verify(alt_key.as_ref())?;
+    login.verify(alt_key.as_ref(), issued.as_deref(), now)?;
     let Login { provider_id, address, wallet_type, nonce, alt, .. } = login;
     let refresh_token = hex(&random_bytes::<32>());
     let session_id = uuid::Uuid::new_v4().to_string();

@@ -107,11 +107,29 @@ async fn healthz() -> Json<Health> {
     Json(Health { status: "ok" })
 }
 
-/// Operational metrics in the Prometheus text format.
+/// Operational metrics in the Prometheus text format (404 here when the server has
+/// `--no-public-metrics`: then only its `--metrics-listen` address serves them).
 #[utoipa::path(get, path = "/metrics", tag = "Operations", responses((status = 200, description = "Prometheus text exposition", content_type = "text/plain", body = String)))]
-async fn metrics() -> Response {
+async fn metrics(State(app): State<AppState>) -> Response {
+    if !app.public_metrics {
+        return Error::NoRoute.into_response();
+    }
+    metrics_text()
+}
+
+/// The metrics as `/metrics` answers them.
+pub(crate) fn metrics_text() -> Response {
     let body = crate::metrics::metrics().render();
     ([(axum::http::header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], body).into_response()
+}
+
+/// The router of a `--metrics-listen` address: `/metrics` only, for a scraper on a private
+/// network; anything else is 404.
+pub(crate) fn metrics_router() -> Router {
+    Router::new()
+        .route("/metrics", axum::routing::get(|| async { metrics_text() }))
+        .fallback(|| async { Error::NoRoute })
+        .method_not_allowed_fallback(|| async { Error::MethodNotAllowed })
 }
 
 /// The database is reachable.

@@ -43,7 +43,7 @@ const ANY_ROUTE_ERRORS: [u16; 6] = [400, 414, 429, 431, 500, 503];
 fn error_description(status: u16) -> &'static str {
     match status {
         400 => "Malformed JSON (code malformed_json), or a request that is not valid HTTP/1.1 (code malformed_request; the connection closes)",
-        401 => "Missing or invalid credentials (code unauthenticated, invalid_signature, invalid_nonce)",
+        401 => "Missing or invalid credentials (code unauthenticated, invalid_signature, invalid_nonce, invalid_message)",
         403 => "Authenticated but not allowed (session_mismatch, wrong_provider)",
         404 => "Unknown or not visible to the caller (code not_found)",
         409 => "State conflict (e.g. market_not_open, market_paused, market_settled, resolution_pending, price_moved with current_price, reference_reused, idempotency_in_progress)",

@@ -46,6 +46,11 @@ pub struct Settings {
     /// Take part in the trade lead (`forward`): forward trades to the leader, or lead.
     /// Off, this node runs its own trades under the batch lock, as every node can.
     pub forward_trades: bool,
+    /// Where users reach the service: the domain and URI of Sign-In with Ethereum messages.
+    /// None: logins offer only the spec's message.
+    pub public_url: Option<crate::domain::siwe::PublicUrl>,
+    /// Serve `/metrics` on the API's listener (off when a separate `--metrics-listen` serves it).
+    pub public_metrics: bool,
 }
 
 impl Default for Settings {
@@ -61,6 +66,8 @@ impl Default for Settings {
             webhooks: Default::default(),
             advertise_url: None,
             forward_trades: true,
+            public_url: None,
+            public_metrics: true,
         }
     }
 }
@@ -76,6 +83,7 @@ pub(crate) struct AuthState {
     pub(crate) jwt: crate::auth::jwt::JwtKey,
     pub(crate) access_token_ttl_secs: i64,
     pub(crate) refresh_token_ttl_secs: i64,
+    pub(crate) public_url: Option<crate::domain::siwe::PublicUrl>,
 }
 
 pub(crate) struct Limiters {
@@ -117,6 +125,7 @@ pub(crate) struct Shared {
     pub(crate) webhooks_wake: Arc<crate::events::webhook_sender::Wake>,
     /// Where this node's bets and sells run (`forward`).
     pub(crate) trade_route: Arc<super::forward::TradeRoute>,
+    pub(crate) public_metrics: bool,
 }
 
 impl AppState {
@@ -148,6 +157,7 @@ impl AppState {
                 jwt: crate::auth::jwt::JwtKey::new(secret.as_bytes()),
                 access_token_ttl_secs: settings.access_token_ttl_secs,
                 refresh_token_ttl_secs: settings.refresh_token_ttl_secs,
+                public_url: settings.public_url,
             }),
             trusted_proxies,
             hub,
@@ -157,6 +167,7 @@ impl AppState {
             webhooks: settings.webhooks,
             webhooks_wake,
             trade_route: Arc::default(),
+            public_metrics: settings.public_metrics,
             limiters: Arc::new(Limiters {
                 auth_per_ip: Limiter::new(limits.auth_per_ip),
                 general_per_ip: Limiter::new(limits.general_per_ip),

@@ -88,15 +88,15 @@ pub(crate) struct ServerSentEvent {
 
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
-struct ResumeQuery {
+pub(crate) struct ResumeQuery {
     /// Resume after this seq (as `Last-Event-ID`; the header wins when both are sent).
     #[param(value_type = Option<i64>, minimum = 0, maximum = 9223372036854775807i64)]
-    after_seq: Option<String>,
+    pub(crate) after_seq: Option<String>,
 }
 
 /// The resume point: `Last-Event-ID`, else `after_seq`; each, when sent, a non-negative
 /// integer (both are checked, as documented, even though the header wins).
-fn resume_point(headers: &HeaderMap, query: &ResumeQuery) -> Result<Start> {
+pub(crate) fn resume_point(headers: &HeaderMap, query: &ResumeQuery) -> Result<Start> {
     let seq = |field: &str, text: Option<&str>| -> Result<Option<i64>> {
         let Some(text) = text else { return Ok(None) };
         match text.parse::<i64>() {

@@ -2,8 +2,11 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+/// `hanson --version`: the release and the commit it was built from (`build.rs`).
+pub(super) const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("HANSON_COMMIT"), ")");
+
 #[derive(Parser)]
-#[command(name = "hanson", version, about = "Self-hostable prediction markets with an exact LMSR market maker")]
+#[command(name = "hanson", version = VERSION, about = "Self-hostable prediction markets with an exact LMSR market maker")]
 pub(super) struct Cli {
     #[command(subcommand)]
     pub(super) command: Command,
@@ -38,7 +41,7 @@ impl Database {
 #[derive(Subcommand)]
 pub(super) enum Command {
     /// Run the HTTP service.
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Manage providers (tenants).
     Provider {
         #[command(subcommand)]
@@ -78,6 +81,10 @@ pub(super) enum Command {
         /// The nonce from POST /v1/auth/nonce.
         #[arg(long)]
         nonce: String,
+        /// Sign this exact text instead of the spec's message for the nonce: the `message` of a
+        /// Sign-In with Ethereum nonce.
+        #[arg(long)]
+        message: Option<String>,
     },
 }
 
@@ -182,6 +189,28 @@ pub(super) struct ServeArgs {
     /// Also allow `http` webhook URLs and loopback or private addresses (local use and tests).
     #[arg(long, env = "HANSON_WEBHOOK_ALLOW_PRIVATE")]
     pub(super) webhook_allow_private: bool,
+    /// Where users reach this service (https://host[:port]): the domain and URI that
+    /// Sign-In with Ethereum login messages name. Without it, logins use the spec's message only.
+    #[arg(long, env = "HANSON_PUBLIC_URL", value_parser = crate::domain::siwe::PublicUrl::parse)]
+    pub(super) public_url: Option<crate::domain::siwe::PublicUrl>,
+    /// Also serve `/metrics` on this address (e.g. one on a private network), printed as
+    /// `metrics on http://ADDR/metrics` after the `listening on` line.
+    #[arg(long, env = "HANSON_METRICS_LISTEN")]
+    pub(super) metrics_listen: Option<String>,
+    /// Do not serve `/metrics` on the API's address (404 there); with --metrics-listen, only
+    /// that address serves it.
+    #[arg(long, env = "HANSON_NO_PUBLIC_METRICS")]
+    pub(super) no_public_metrics: bool,
+    /// Keep every event of the log this many seconds (and each market's last
+    /// --event-retention-events); older ones are pruned. Streams resume only within it.
+    #[arg(long, env = "HANSON_EVENT_RETENTION_SECS", default_value_t = 86_400, value_parser = clap::value_parser!(u64).range(0..=3_153_600_000))]
+    pub(super) event_retention_secs: u64,
+    /// Keep at least each market's last this many events, however old.
+    #[arg(long, env = "HANSON_EVENT_RETENTION_EVENTS", default_value_t = 10_000, value_parser = clap::value_parser!(i64).range(0..=1_000_000_000))]
+    pub(super) event_retention_events: i64,
+    /// Seconds between prunings of the event log.
+    #[arg(long, env = "HANSON_EVENT_PRUNE_EVERY_SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub(super) event_prune_every_secs: u64,
     /// Log lines as plain text or as one JSON object per line.
     #[arg(long, env = "HANSON_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub(super) log_format: LogFormat,

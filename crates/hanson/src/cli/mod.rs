@@ -118,14 +118,14 @@ fn open_existing(database: &Database) -> Result<(String, Store)> {
 async fn run(command: Command) -> Result<()> {
     match command {
         Command::Serve(args) => serve::serve(args).await,
-        Command::Sign { private_key, nonce } => {
+        Command::Sign { private_key, nonce, message } => {
             let bytes = wallet_auth::parse_hex(&private_key, true)
                 .ok()
                 .and_then(|b| <[u8; 32]>::try_from(b).ok())
                 .ok_or_else(|| Error::invalid("private_key", "must be 0x followed by 64 hex digits"))?;
             let address = wallet_auth::evm_address_from_private_key(&bytes)
                 .map_err(|_| Error::invalid("private_key", "is not a valid secp256k1 key"))?;
-            let message = crate::domain::session::login_message(&nonce);
+            let message = message.unwrap_or_else(|| crate::domain::session::login_message(&nonce));
             let signature = wallet_auth::sign_personal(&bytes, message.as_bytes())
                 .map_err(|_| Error::invalid("private_key", "is not a valid secp256k1 key"))?;
             print_json(json!({

@@ -18,7 +18,7 @@ fn rule(per_second: f64, burst: f64) -> Rule {
     Rule { per_second: per_second.max(0.0), burst: burst.max(1.0) }
 }
 
-pub(super) async fn serve(args: ServeArgs) -> Result<()> {
+pub(super) async fn serve(args: Box<ServeArgs>) -> Result<()> {
     if args.access_token_ttl < 1 || args.refresh_token_ttl < 1 {
         return Err(Error::invalid("access_token_ttl", "token lifetimes must be positive"));
     }
@@ -39,10 +39,17 @@ pub(super) async fn serve(args: ServeArgs) -> Result<()> {
             max_streams_per_ip: args.max_streams_per_ip as usize,
             lag_limit: args.stream_lag_limit,
             ticker_interval: std::time::Duration::from_millis(args.ticker_interval_ms),
+            retention: crate::store::event_log::Retention {
+                keep_for: i64::try_from(args.event_retention_secs).unwrap_or(i64::MAX / 1_000_000) * 1_000_000,
+                keep_last: args.event_retention_events,
+            },
+            prune_every: Duration::from_secs(args.event_prune_every_secs),
         },
         web_dir: args.web_dir,
         advertise_url: args.advertise_url,
         forward_trades: !args.no_trade_forwarding,
+        public_url: args.public_url,
+        public_metrics: !args.no_public_metrics,
         webhooks: crate::events::webhook_sender::SenderSettings {
             schedule: args.webhook_retry_schedule,
             allow_private: args.webhook_allow_private,
@@ -76,6 +83,19 @@ pub(super) async fn serve(args: ServeArgs) -> Result<()> {
     };
     // Tests and scripts read this line to find a random port.
     println!("listening on http://{address}");
+    if let Some(metrics_listen) = &args.metrics_listen {
+        let metrics = TcpListener::bind(metrics_listen)
+            .await
+            .map_err(|e| Error::Unavailable(format!("cannot listen on {metrics_listen} for metrics: {e}")))?;
+        let metrics_address = metrics.local_addr().map_err(Error::internal)?;
+        println!("metrics on http://{metrics_address}/metrics");
+        // Ends with the process: a scrape in flight at shutdown is simply cut.
+        tokio::spawn(async move {
+            if let Err(e) = axum::serve(metrics, crate::api::metrics_router()).await {
+                tracing::error!(error = %e, "the metrics listener failed");
+            }
+        });
+    }
     tracing::info!(%address, %database, "hanson serving");
     if let Some(demo) = demo {
         demo.announce();

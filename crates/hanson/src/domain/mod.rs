@@ -17,6 +17,7 @@ pub mod page;
 pub(crate) mod position;
 pub(crate) mod session;
 pub(crate) mod settlement;
+pub mod siwe;
 pub(crate) mod tenant;
 pub mod time;
 pub(crate) mod trade;

@@ -4,6 +4,7 @@ use serde::Deserialize;
 
 use super::address::{parse_wallet_address, WalletType};
 use super::ids::{ProviderId, SessionId, WalletId};
+use super::siwe::{PublicUrl, SiweMessage};
 use super::time::Micros;
 use crate::error::{Error, Result, Validator};
 
@@ -13,6 +14,53 @@ pub(crate) const NONCE_TTL_MICROS: i64 = 5 * 60 * 1_000_000;
 /// The text a wallet signs to log in with `nonce`.
 pub(crate) fn login_message(nonce: &str) -> String {
     format!("Sign this message to authenticate with nonce: {nonce}")
+}
+
+/// How a nonce's message is worded: the spec's one line, or Sign-In with Ethereum (EIP-4361).
+pub(crate) enum MessageFormat {
+    Spec,
+    Siwe { chain_id: u64 },
+}
+
+impl MessageFormat {
+    /// `message_format` (`spec`, the default, or `siwe`) and `chain_id` (SIWE only, default 1)
+    /// of a nonce request for a wallet of `kind`; SIWE needs the service's public URL.
+    pub(crate) fn from_fields(
+        format: Option<&str>,
+        chain_id: Option<i64>,
+        kind: Option<WalletType>,
+        public_url: Option<&PublicUrl>,
+        v: &mut Validator,
+    ) -> MessageFormat {
+        match format {
+            None | Some("spec") => {
+                if chain_id.is_some() {
+                    v.push("chain_id", "is only for message_format siwe");
+                }
+                MessageFormat::Spec
+            }
+            Some("siwe") => {
+                if kind == Some(WalletType::Alt) {
+                    v.push("message_format", "siwe is for EVM wallets; alt-network wallets sign the spec's message");
+                }
+                if public_url.is_none() {
+                    v.push("message_format", "siwe needs the server's --public-url, which is not set");
+                }
+                match chain_id.map(u64::try_from) {
+                    None => MessageFormat::Siwe { chain_id: 1 },
+                    Some(Ok(id)) if id >= 1 => MessageFormat::Siwe { chain_id: id },
+                    Some(_) => {
+                        v.push("chain_id", "must be a positive integer");
+                        MessageFormat::Siwe { chain_id: 1 }
+                    }
+                }
+            }
+            Some(_) => {
+                v.push("message_format", "must be spec or siwe");
+                MessageFormat::Spec
+            }
+        }
+    }
 }
 
 /// A provider id: a UUID in its hyphenated form (36 characters), as documented.
@@ -41,6 +89,24 @@ pub(crate) fn address_field(value: Option<&str>, field: &str, v: &mut Validator)
             v.push(field, "is required");
             None
         }
+    }
+}
+
+fn invalid_message(detail: &'static str) -> Error {
+    Error::AuthFailed { code: "invalid_message", detail }
+}
+
+/// What a differing or invalid field of a presented SIWE message is reported as.
+fn mismatch_detail(field: &str) -> &'static str {
+    match field {
+        "domain" => "the message's domain is not this service's",
+        "address" => "the message's address is not the wallet's",
+        "uri" => "the message's URI is not this service's",
+        "chain_id" => "the message's chain ID is not the one issued for this nonce",
+        "nonce" => "the message's nonce is not this login's",
+        "issued_at" => "the message's issued-at time is not the one issued for this nonce",
+        "expiration_time" => "the message has expired or its expiration time was changed",
+        _ => "the message is not the one issued for this nonce",
     }
 }
 
@@ -84,6 +150,11 @@ pub(crate) struct LoginInput {
     /// Alt wallets: the account key that signed.
     #[schema(minimum = 0)]
     pub(crate) key_id: Option<i64>,
+    /// Optional: the message the wallet signed, as the nonce's `message` gave it. When sent,
+    /// it must be that message; for a Sign-In with Ethereum nonce a differing or expired field
+    /// is a 401 `invalid_message` naming the field.
+    #[schema(max_length = 4096)]
+    pub(crate) message: Option<String>,
 }
 
 /// The alt-network part of a login.
@@ -102,6 +173,8 @@ pub(crate) struct Login {
     pub(crate) nonce: String,
     pub(crate) signature: Vec<u8>,
     pub(crate) alt: Option<AltLogin>,
+    /// The message the client says it signed, if it sent one.
+    pub(crate) message: Option<String>,
 }
 
 impl LoginInput {
@@ -153,17 +226,43 @@ impl LoginInput {
                 );
             }
         }
+        if self.message.as_ref().is_some_and(|m| m.len() > 4096) {
+            v.push("message", "must be at most 4096 bytes");
+        }
         v.finish()?;
         let (address, wallet_type) = address.ok_or_else(|| Error::internal("validated address missing"))?;
-        Ok(Login { provider_id, address, wallet_type, nonce, signature, alt })
+        Ok(Login { provider_id, address, wallet_type, nonce, signature, alt, message: self.message })
     }
 }
 
 impl Login {
+    /// The message this login's signature must be over: the nonce's Sign-In with Ethereum
+    /// message (`issued`) if it had one, else the spec's. A message the client sent must be
+    /// that one, and a SIWE message must not have expired at `now`.
+    fn signed_message(&self, issued: Option<&str>, now: Micros) -> Result<String> {
+        let Some(issued) = issued else {
+            let message = login_message(&self.nonce);
+            if self.message.as_ref().is_some_and(|m| *m != message) {
+                return Err(invalid_message("the message is not the one issued for this nonce"));
+            }
+            return Ok(message);
+        };
+        let issued_fields = SiweMessage::parse(issued).ok_or_else(|| Error::internal("a stored SIWE message does not parse"))?;
+        let presented = match &self.message {
+            Some(text) => SiweMessage::parse(text).ok_or_else(|| invalid_message("the message is not an EIP-4361 message"))?,
+            None => issued_fields.clone(),
+        };
+        if let Some(field) = issued_fields.mismatch(&presented, now) {
+            return Err(invalid_message(mismatch_detail(field)));
+        }
+        Ok(issued.to_string())
+    }
+
     /// The signature proves control of the wallet: an EVM signature recovers to the
     /// address; an alt signature verifies with the wallet's registered, unrevoked `alt_key`.
-    pub(crate) fn verify(&self, alt_key: Option<&AltKey>) -> Result<()> {
-        let message = login_message(&self.nonce);
+    /// `issued` is the nonce's Sign-In with Ethereum message, if it had one.
+    pub(crate) fn verify(&self, alt_key: Option<&AltKey>, issued: Option<&str>, now: Micros) -> Result<()> {
+        let message = self.signed_message(issued, now)?;
         if self.alt.is_some() {
             let key = alt_key
                 .filter(|k| !k.revoked)

@@ -14,13 +14,11 @@ use crate::store::{Backend, Store};
 
 /// Checks for markets due a `market.closed` this often (announced within 5 s of the close, `docs/streams.md`).
 const CLOSE_CHECK: Duration = Duration::from_secs(1);
-/// Prunes the log this often.
-const PRUNE_EVERY: Duration = Duration::from_secs(60);
-
 /// Starts the work; `store` publishes to `hub`.
 pub(crate) fn start(hub: &Arc<Hub>, store: Store) {
     listen(hub, &store);
     let hub = hub.clone();
+    let (retention, prune_every) = (hub.settings().retention, hub.settings().prune_every);
     tokio::spawn(async move {
         let mut closing = hub.closing();
         let mut ticks = tokio::time::interval(CLOSE_CHECK);
@@ -40,9 +38,9 @@ pub(crate) fn start(hub: &Arc<Hub>, store: Store) {
             if let Err(e) = finalize_resolutions(&store).await {
                 tracing::warn!(error = %e, "finalizing resolutions failed");
             }
-            if last_prune.elapsed() >= PRUNE_EVERY {
+            if last_prune.elapsed() >= prune_every {
                 last_prune = tokio::time::Instant::now();
-                if let Err(e) = prune(&store).await {
+                if let Err(e) = prune(&store, retention).await {
                     tracing::warn!(error = %e, "pruning the event log failed");
                 }
                 hub.sweep();
@@ -71,9 +69,10 @@ async fn finalize_resolutions(store: &Store) -> crate::error::Result<()> {
     Ok(())
 }
 
-async fn prune(store: &Store) -> crate::error::Result<()> {
-    let long = store.read(|c| log::long_logs(c, &Retention::default())).await?;
-    let deleted = store.write(move |c| log::prune(c, now_micros(), &Retention::default(), &long)).await?;
+async fn prune(store: &Store, retention: Retention) -> crate::error::Result<()> {
+    let long = store.read(move |c| log::long_logs(c, &retention)).await?;
+    let deleted = store.write(move |c| log::prune(c, now_micros(), &retention, &long)).await?;
+    crate::metrics::metrics().event_log_pruned.inc_by(deleted);
     let deliveries = store.write(|c| crate::store::webhooks::prune(c, now_micros(), crate::domain::webhook::DELIVERIES_KEPT)).await?;
     tracing::debug!(deleted, deliveries, "pruned the event log and ended webhook deliveries");
     Ok(())

@@ -51,6 +51,9 @@ pub struct StreamSettings {
     pub lag_limit: i64,
     /// The most often a market's ticker sends (`--ticker-interval-ms`, 250 ms by default).
     pub ticker_interval: Duration,
+    /// What the event log keeps, and how often it is pruned (`docs/streams.md`, "Retention").
+    pub retention: crate::store::event_log::Retention,
+    pub prune_every: Duration,
 }
 
 impl Default for StreamSettings {
@@ -61,6 +64,8 @@ impl Default for StreamSettings {
             max_streams_per_ip: 200,
             lag_limit: 10_000,
             ticker_interval: Duration::from_millis(250),
+            retention: Default::default(),
+            prune_every: Duration::from_secs(60),
         }
     }
 }

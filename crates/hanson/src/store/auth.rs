@@ -23,13 +23,21 @@ pub(crate) fn jwt_secret(c: &mut dyn Conn, generated: &str) -> Result<String> {
     c.query_one("SELECT value FROM settings WHERE name = $1", &[Param::Text(JWT_SECRET_SETTING)])?.text(0)
 }
 
-pub(crate) fn issue_nonce(c: &mut dyn Conn, nonce: &str, provider_id: &str, address: &str, expires_at: Micros) -> Result<()> {
+/// Stores a nonce, with its Sign-In with Ethereum message if it was issued with one.
+pub(crate) fn issue_nonce(
+    c: &mut dyn Conn,
+    nonce: &str,
+    provider_id: &str,
+    address: &str,
+    expires_at: Micros,
+    message: Option<&str>,
+) -> Result<()> {
     if tenants::provider(c, provider_id)?.is_none() {
         return Err(Error::NotFound);
     }
     c.exec(
-        "INSERT INTO nonces (nonce, provider_id, address, expires_at) VALUES ($1, $2, $3, $4)",
-        &[Param::Text(nonce), Param::Text(provider_id), Param::Text(address), Param::Int(expires_at)],
+        "INSERT INTO nonces (nonce, provider_id, address, expires_at, message) VALUES ($1, $2, $3, $4, $5)",
+        &[Param::Text(nonce), Param::Text(provider_id), Param::Text(address), Param::Int(expires_at), message.into()],
     )?;
     Ok(())
 }
@@ -38,11 +46,13 @@ fn invalid_nonce() -> Error {
     Error::AuthFailed { code: "invalid_nonce", detail: "the nonce is unknown, expired, used, or issued for another wallet or provider" }
 }
 
-/// Checks a nonce without consuming it (a failed login must not burn it).
-pub(crate) fn check_nonce(c: &mut dyn Conn, nonce: &str, provider_id: &str, address: &str, now: Micros) -> Result<()> {
-    let row = c.query_opt("SELECT provider_id, address, expires_at, consumed_at FROM nonces WHERE nonce = $1", &[Param::Text(nonce)])?;
+/// Checks a nonce without consuming it (a failed login must not burn it); gives its Sign-In
+/// with Ethereum message, if it was issued with one.
+pub(crate) fn check_nonce(c: &mut dyn Conn, nonce: &str, provider_id: &str, address: &str, now: Micros) -> Result<Option<String>> {
+    let row =
+        c.query_opt("SELECT provider_id, address, expires_at, consumed_at, message FROM nonces WHERE nonce = $1", &[Param::Text(nonce)])?;
     match row {
-        Some(r) if r.text(0)? == provider_id && r.text(1)? == address && r.int(2)? > now && r.opt_int(3)?.is_none() => Ok(()),
+        Some(r) if r.text(0)? == provider_id && r.text(1)? == address && r.int(2)? > now && r.opt_int(3)?.is_none() => r.opt_text(4),
         _ => Err(invalid_nonce()),
     }
 }

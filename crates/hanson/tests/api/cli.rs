@@ -105,3 +105,21 @@ async fn treasury_balance(f: &Fixture) -> u128 {
     let treasury = f.app.get("/v1/providers/treasury", Some(&f.provider.key)).await.body;
     treasury["balances"][0]["balance"].as_str().unwrap().parse().unwrap()
 }
+
+/// `hanson --version`: the release and the commit built, `unknown` outside a git checkout.
+#[test]
+fn version_names_the_release_and_the_commit() {
+    let out = Command::new(BIN).arg("--version").output().expect("run hanson --version");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let head = Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    let commit = head.as_deref().unwrap_or("unknown");
+    assert_eq!(text, format!("hanson {} (commit {commit})\n", env!("CARGO_PKG_VERSION")));
+    assert_eq!(env!("CARGO_PKG_VERSION"), "0.1.0");
+}

@@ -51,6 +51,8 @@ macro_rules! api_tests {
         mod crash;
         #[path = "errors.rs"]
         mod errors;
+        #[path = "fixtures.rs"]
+        mod fixtures;
         #[path = "history.rs"]
         mod history;
         #[path = "hostile.rs"]
@@ -65,6 +67,8 @@ macro_rules! api_tests {
         mod money;
         #[path = "openapi.rs"]
         mod openapi;
+        #[path = "operations.rs"]
+        mod operations;
         #[path = "previews.rs"]
         mod previews;
         #[path = "proxies.rs"]
@@ -73,6 +77,8 @@ macro_rules! api_tests {
         mod schema;
         #[path = "share.rs"]
         mod share;
+        #[path = "siwe.rs"]
+        mod siwe;
         #[path = "streams/mod.rs"]
         mod streams;
         #[path = "trading/mod.rs"]

@@ -82,6 +82,29 @@ function utf8Hex(text) {
   return '0x' + Array.from(new TextEncoder().encode(text), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
+/** The wallet's chain as a number (EIP-155), or 1 when it does not say. */
+async function chainId(eth) {
+  try {
+    const id = Number.parseInt(await eth.request({ method: 'eth_chainId' }), 16);
+    return Number.isSafeInteger(id) && id > 0 ? id : 1;
+  } catch {
+    return 1;
+  }
+}
+
+/** A login nonce with a Sign-In with Ethereum message, so the wallet shows which site asks;
+ *  a server without a public URL offers only the spec's message, asked for then. */
+async function requestNonce(eth, address, providerId) {
+  const body = { wallet_address: address, provider_id: providerId };
+  try {
+    return await call('nonce', { body: { ...body, message_format: 'siwe', chain_id: await chainId(eth) } });
+  } catch (e) {
+    const noSiwe = e instanceof ApiError && e.status === 422 && e.errors.some((x) => x && x.field === 'message_format');
+    if (!noSiwe) throw e;
+    return call('nonce', { body });
+  }
+}
+
 /** Logs in to `providerId` with the browser wallet (EIP-1193): account, nonce,
  *  personal_sign, login. Resolves to the stored auth. */
 export async function login(providerId) {
@@ -98,7 +121,7 @@ export async function login(providerId) {
   }
   const address = accounts && accounts[0];
   if (!address) throw new Error('The wallet shared no account.');
-  const grant = await call('nonce', { body: { wallet_address: address, provider_id: providerId } });
+  const grant = await requestNonce(eth, address, providerId);
   const message = grant.message || `Sign this message to authenticate with nonce: ${grant.nonce}`;
   let signature;
   try {
@@ -107,7 +130,7 @@ export async function login(providerId) {
     throw new Error(e && e.code === 4001 ? 'The signature request was rejected.' : `The wallet did not sign: ${e?.message || e}`);
   }
   const tokens = await call('login', {
-    body: { provider_id: providerId, wallet_address: address, signature, nonce: grant.nonce },
+    body: { provider_id: providerId, wallet_address: address, signature, nonce: grant.nonce, message },
   });
   const auth = grantToAuth(providerId, tokens, { wallet_address: address });
   try {

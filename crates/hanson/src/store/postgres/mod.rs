@@ -76,6 +76,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
             include_str!("../../../migrations/price_candles_backfill.sql")
         ),
     ),
+    (21, include_str!("../../../migrations/postgres/0021_siwe_nonces.sql")),
 ];
 
 /// Key of the advisory lock that serializes migrations of nodes starting at the same time.

@@ -70,6 +70,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
             include_str!("../../../migrations/price_candles_backfill.sql")
         ),
     ),
+    (21, include_str!("../../../migrations/sqlite/0021_siwe_nonces.sql")),
 ];
 
 /// Most jobs one commit carries. Commits no longer wait for the disk, so small batches are

@@ -32,11 +32,16 @@ async fn nodes_starting_together_migrate_once() {
     for handle in opened {
         handle.join().unwrap().expect("every node opens");
     }
-    let files = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations/postgres")).unwrap().count() as i64;
+    // Numbers are reserved per change, so the files may skip one: count them, and take the highest.
+    let numbers: Vec<i64> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/migrations/postgres"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy()[..4].parse().unwrap())
+        .collect();
+    let (files, last) = (numbers.len() as i64, *numbers.iter().max().unwrap());
     let store = Store::open(&db.url).unwrap();
     let row =
         store.read(|c| c.query_one("SELECT count(*), count(DISTINCT version), max(version) FROM schema_migrations", &[])).await.unwrap();
-    assert_eq!(row.0, vec![Value::Int(files), Value::Int(files), Value::Int(files)]);
+    assert_eq!(row.0, vec![Value::Int(files), Value::Int(files), Value::Int(last)]);
 }
 
 #[tokio::test]

@@ -46,6 +46,12 @@ enum Cleanup {
 
 impl TestDatabase {
     pub(crate) fn create() -> TestDatabase {
+        Self::create_at(None)
+    }
+
+    /// [`create`](Self::create), on PostgreSQL through `admin_url` when given (a server a test
+    /// started itself) instead of `HANSON_TEST_POSTGRES_URL`.
+    pub(crate) fn create_at(admin_url: Option<&str>) -> TestDatabase {
         match super::BACKEND {
             Backend::Sqlite => {
                 let dir = tempfile::tempdir().expect("temp dir");
@@ -53,8 +59,9 @@ impl TestDatabase {
                 TestDatabase { url, cleanup: Cleanup::Sqlite(dir) }
             }
             Backend::Postgres => {
-                let admin_url =
-                    std::env::var("HANSON_TEST_POSTGRES_URL").unwrap_or_else(|_| DEFAULT_POSTGRES_URL.to_string());
+                let admin_url = admin_url.map(str::to_string).unwrap_or_else(|| {
+                    std::env::var("HANSON_TEST_POSTGRES_URL").unwrap_or_else(|_| DEFAULT_POSTGRES_URL.to_string())
+                });
                 let name = format!("hanson_test_{}", uuid::Uuid::new_v4().simple());
                 if let Err(e) = library::postgres_admin(&admin_url, format!("CREATE DATABASE {name}")) {
                     panic!(
@@ -96,8 +103,14 @@ impl TestApp {
     }
 
     pub(crate) async fn spawn_with(settings: impl Into<Settings>) -> TestApp {
+        Self::spawn_at(None, settings).await
+    }
+
+    /// [`spawn_with`](Self::spawn_with) on a database made through `admin_url` (see
+    /// [`TestDatabase::create_at`]).
+    pub(crate) async fn spawn_at(admin_url: Option<&str>, settings: impl Into<Settings>) -> TestApp {
         let settings = settings.into();
-        let db = TestDatabase::create();
+        let db = TestDatabase::create_at(admin_url);
         let database_url = db.url.clone();
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let base = format!("http://{}", listener.local_addr().unwrap());
@@ -223,7 +236,12 @@ impl Fixture {
     }
 
     pub(crate) async fn new_with(settings: impl Into<Settings>) -> Fixture {
-        let app = TestApp::spawn_with(settings).await;
+        Self::new_at(None, settings).await
+    }
+
+    /// [`new_with`](Self::new_with) on a database made through `admin_url`.
+    pub(crate) async fn new_at(admin_url: Option<&str>, settings: impl Into<Settings>) -> Fixture {
+        let app = TestApp::spawn_at(admin_url, settings).await;
         let provider = app.create_provider("Acme Games");
         let token_id = app.create_token("USDC");
         app.fund_treasury(&provider, &token_id, 1_000_000 * ONE_TOKEN).await;

@@ -22,8 +22,11 @@ pub(crate) use hanson::events::webhook_sender::SenderSettings;
 // Session tokens, forged and read by the token attack tests.
 pub(crate) use hanson::auth::jwt::Claims;
 
+// The public URL that Sign-In with Ethereum messages name.
+pub(crate) use hanson::domain::siwe::PublicUrl;
+
 // Times are microseconds since the epoch.
-pub(crate) use hanson::domain::time::{format_micros, now_micros, Micros};
+pub(crate) use hanson::domain::time::{format_micros, now_micros, parse_timestamp, Micros};
 /// The width of an hourly price candle.
 pub(crate) use hanson::domain::candle::HOUR as CANDLE_HOUR;
 

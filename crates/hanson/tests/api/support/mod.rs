@@ -20,6 +20,9 @@ pub(super) mod app;
 pub(super) mod arena;
 pub(super) mod library;
 pub(super) mod process;
+// The chaos tests' proxy: PostgreSQL only, so unused in the SQLite expansion.
+#[allow(dead_code)]
+pub(super) mod proxy;
 pub(super) mod sse;
 pub(super) mod wallet;
 pub(super) mod webhooks;

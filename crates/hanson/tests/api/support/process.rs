@@ -19,6 +19,8 @@ pub(crate) struct ServeProcess {
     pub base: String,
     /// The server's log, when it keeps one of its own (see `start_flags`).
     own_log: Option<tempfile::NamedTempFile>,
+    /// The stdout lines after the first.
+    later_lines: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl ServeProcess {
@@ -48,14 +50,18 @@ impl ServeProcess {
         // The first stdout line names the address; the rest is drained so the pipe never fills.
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = std::sync::mpsc::channel();
+        let later_lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = later_lines.clone();
         std::thread::spawn(move || {
             let mut lines = BufReader::new(stdout).lines();
             if let Some(Ok(first)) = lines.next() {
                 let _ = tx.send(first);
             }
-            for _ in lines {}
+            for line in lines.map_while(Result::ok) {
+                kept.lock().unwrap().push(line);
+            }
         });
-        let mut server = ServeProcess { child: Some(child), base: String::new(), own_log: None };
+        let mut server = ServeProcess { child: Some(child), base: String::new(), own_log: None, later_lines };
         let line = tokio::task::spawn_blocking(move || rx.recv_timeout(Duration::from_secs(10))).await.unwrap();
         let line = line.unwrap_or_else(|_| panic!("hanson serve printed no address; its log:\n{}", read_log(log)));
         server.base = line.strip_prefix("listening on ").unwrap_or_else(|| panic!("unexpected first line {line:?}")).to_string();
@@ -75,6 +81,18 @@ impl ServeProcess {
         }
         contract::load(&server.base).await;
         server
+    }
+
+    /// The URL that the `metrics on URL` line names (`--metrics-listen`).
+    pub(crate) async fn metrics_url(&self) -> String {
+        for _ in 0..200 {
+            let found = self.later_lines.lock().unwrap().iter().find_map(|l| l.strip_prefix("metrics on ").map(str::to_string));
+            if let Some(url) = found {
+                return url;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("hanson serve printed no metrics address")
     }
 
     /// The process id.

@@ -13,6 +13,7 @@ use super::support;
 use support::*;
 
 mod across_nodes;
+mod chaos;
 mod forwarding;
 mod market_operations;
 
