@@ -45,7 +45,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Operational metrics in the Prometheus text format. */
+        /**
+         * Operational metrics in the Prometheus text format (404 here when the server has
+         *     `--no-public-metrics`: then only its `--metrics-listen` address serves them).
+         */
         get: operations["metrics"];
         put?: never;
         post?: never;
@@ -121,7 +124,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Log in with an EIP-191 signature, or an alt-network account key (wallet_type alt). */
+        /** Log in with an EIP-191 signature (of the spec's message or of a Sign-In with Ethereum one), or an alt-network account key (wallet_type alt). */
         post: operations["login"];
         delete?: never;
         options?: never;
@@ -1649,6 +1652,12 @@ export interface components {
              * @description Alt wallets: the account key that signed.
              */
             key_id?: number | null;
+            /**
+             * @description Optional: the message the wallet signed, as the nonce's `message` gave it. When sent,
+             *     it must be that message; for a Sign-In with Ethereum nonce a differing or expired field
+             *     is a 401 `invalid_message` naming the field.
+             */
+            message?: string | null;
             /** @description The single-use login nonce from POST /v1/auth/nonce (valid five minutes). */
             nonce: string;
             /** @description The provider's (tenant's) id. */
@@ -1827,6 +1836,18 @@ export interface components {
             nonce: string;
         };
         NonceInput: {
+            /**
+             * Format: int64
+             * @description `siwe` only: the EIP-155 chain id the wallet is on (default 1).
+             */
+            chain_id?: number | null;
+            /**
+             * @description `spec` (default): the spec's one-line message. `siwe`: an EIP-4361 Sign-In with
+             *     Ethereum message naming this service's domain and URI (its `--public-url`), the chain
+             *     id, the nonce, and when it was issued and expires; EVM wallets only, and only when the
+             *     server has a public URL.
+             */
+            message_format?: string | null;
             /** @description The provider's (tenant's) id. */
             provider_id: string;
             /** @description EVM address (0x + 40 hex, EIP-55 checked when mixed-case) or alt account address (0x + 16 hex). */
@@ -2620,7 +2641,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Missing or invalid credentials (code unauthenticated, invalid_signature, invalid_nonce) */
+        /** @description Missing or invalid credentials (code unauthenticated, invalid_signature, invalid_nonce, invalid_message) */
         E401: {
             headers: {
                 [name: string]: unknown;

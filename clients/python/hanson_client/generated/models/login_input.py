@@ -24,6 +24,10 @@ class LoginInput:
                 alt account address (0x + 16 hex).
             alt_evm_address (None | str | Unset): Alt wallets: the EVM address the account maps to.
             key_id (int | None | Unset): Alt wallets: the account key that signed.
+            message (None | str | Unset): Optional: the message the wallet signed, as the nonce's `message` gave it. When
+                sent,
+                it must be that message; for a Sign-In with Ethereum nonce a differing or expired field
+                is a 401 `invalid_message` naming the field.
             wallet_type (None | str | Unset): `evm` (default) or `alt`.
     """
 
@@ -33,6 +37,7 @@ class LoginInput:
     wallet_address: str
     alt_evm_address: None | str | Unset = UNSET
     key_id: int | None | Unset = UNSET
+    message: None | str | Unset = UNSET
     wallet_type: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -57,6 +62,12 @@ class LoginInput:
         else:
             key_id = self.key_id
 
+        message: None | str | Unset
+        if isinstance(self.message, Unset):
+            message = UNSET
+        else:
+            message = self.message
+
         wallet_type: None | str | Unset
         if isinstance(self.wallet_type, Unset):
             wallet_type = UNSET
@@ -77,6 +88,8 @@ class LoginInput:
             field_dict["alt_evm_address"] = alt_evm_address
         if key_id is not UNSET:
             field_dict["key_id"] = key_id
+        if message is not UNSET:
+            field_dict["message"] = message
         if wallet_type is not UNSET:
             field_dict["wallet_type"] = wallet_type
 
@@ -111,6 +124,15 @@ class LoginInput:
 
         key_id = _parse_key_id(d.pop("key_id", UNSET))
 
+        def _parse_message(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        message = _parse_message(d.pop("message", UNSET))
+
         def _parse_wallet_type(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -127,6 +149,7 @@ class LoginInput:
             wallet_address=wallet_address,
             alt_evm_address=alt_evm_address,
             key_id=key_id,
+            message=message,
             wallet_type=wallet_type,
         )
 

@@ -115,7 +115,8 @@ def sync_detailed(
     client: AuthenticatedClient | Client,
     body: LoginInput,
 ) -> Response[Problem | TokenGrant]:
-    """Log in with an EIP-191 signature, or an alt-network account key (wallet_type alt).
+    """Log in with an EIP-191 signature (of the spec's message or of a Sign-In with Ethereum one), or an
+    alt-network account key (wallet_type alt).
 
     Args:
         body (LoginInput): A login as sent: an EIP-191 signature of the nonce's message, or an
@@ -146,7 +147,8 @@ def sync(
     client: AuthenticatedClient | Client,
     body: LoginInput,
 ) -> Problem | TokenGrant | None:
-    """Log in with an EIP-191 signature, or an alt-network account key (wallet_type alt).
+    """Log in with an EIP-191 signature (of the spec's message or of a Sign-In with Ethereum one), or an
+    alt-network account key (wallet_type alt).
 
     Args:
         body (LoginInput): A login as sent: an EIP-191 signature of the nonce's message, or an
@@ -172,7 +174,8 @@ async def asyncio_detailed(
     client: AuthenticatedClient | Client,
     body: LoginInput,
 ) -> Response[Problem | TokenGrant]:
-    """Log in with an EIP-191 signature, or an alt-network account key (wallet_type alt).
+    """Log in with an EIP-191 signature (of the spec's message or of a Sign-In with Ethereum one), or an
+    alt-network account key (wallet_type alt).
 
     Args:
         body (LoginInput): A login as sent: an EIP-191 signature of the nonce's message, or an
@@ -201,7 +204,8 @@ async def asyncio(
     client: AuthenticatedClient | Client,
     body: LoginInput,
 ) -> Problem | TokenGrant | None:
-    """Log in with an EIP-191 signature, or an alt-network account key (wallet_type alt).
+    """Log in with an EIP-191 signature (of the spec's message or of a Sign-In with Ethereum one), or an
+    alt-network account key (wallet_type alt).
 
     Args:
         body (LoginInput): A login as sent: an EIP-191 signature of the nonce's message, or an

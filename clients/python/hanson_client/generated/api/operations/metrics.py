@@ -77,7 +77,8 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
 ) -> Response[Problem | str]:
-    """Operational metrics in the Prometheus text format.
+    """Operational metrics in the Prometheus text format (404 here when the server has
+    `--no-public-metrics`: then only its `--metrics-listen` address serves them).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -100,7 +101,8 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
 ) -> Problem | str | None:
-    """Operational metrics in the Prometheus text format.
+    """Operational metrics in the Prometheus text format (404 here when the server has
+    `--no-public-metrics`: then only its `--metrics-listen` address serves them).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -119,7 +121,8 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
 ) -> Response[Problem | str]:
-    """Operational metrics in the Prometheus text format.
+    """Operational metrics in the Prometheus text format (404 here when the server has
+    `--no-public-metrics`: then only its `--metrics-listen` address serves them).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -140,7 +143,8 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
 ) -> Problem | str | None:
-    """Operational metrics in the Prometheus text format.
+    """Operational metrics in the Prometheus text format (404 here when the server has
+    `--no-public-metrics`: then only its `--metrics-listen` address serves them).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
