@@ -256,6 +256,23 @@ enum SeedCommand {
         #[command(flatten)]
         database: Database,
     },
+    /// Buys in an active market by new wallets, with their positions and transfers (prices
+    /// do not move: every outcome gets the same shares). Data for leaderboards and exports.
+    Trades {
+        #[arg(long)]
+        market_id: String,
+        /// New wallets of the market's provider that make the trades (round robin).
+        #[arg(long)]
+        wallets: usize,
+        /// How many trades.
+        #[arg(long)]
+        count: usize,
+        /// The days they span, ending a minute ago.
+        #[arg(long, default_value_t = 30)]
+        days: i64,
+        #[command(flatten)]
+        database: Database,
+    },
 }
 
 fn parse_provider_wallet(text: &str) -> std::result::Result<(String, String), String> {
@@ -440,6 +457,22 @@ async fn run(command: Command) -> Result<()> {
                 "price_points": count,
                 "from": crate::domain::time::format_micros(first),
                 "to": crate::domain::time::format_micros(last),
+                "seconds": started.elapsed().as_secs_f64(),
+            }));
+            Ok(())
+        }
+        Command::Seed { command: SeedCommand::Trades { market_id, wallets, count, days, database } } => {
+            let started = std::time::Instant::now();
+            let store = Store::open(&database.database_url)?;
+            let seed = crate::store::seed::TradeSeed { market_id, wallets, count, days };
+            let seeded = crate::store::seed::seed_trades(&store, &seed).await?;
+            analyze_after_bulk_load(&database.database_url)?;
+            print_json(json!({
+                "trades": count,
+                "wallets": wallets,
+                "volume": seeded.volume.to_string(),
+                "from": crate::domain::time::format_micros(seeded.first),
+                "to": crate::domain::time::format_micros(seeded.last),
                 "seconds": started.elapsed().as_secs_f64(),
             }));
             Ok(())
