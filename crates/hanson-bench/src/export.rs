@@ -1,6 +1,8 @@
 //! The `export` scenario: `--export-trades` trades seeded with `hanson seed trades`, then
 //! exported as CSV through `GET /v1/providers/exports/trades` by one client: rows/s, and the
 //! server's memory before, at its highest during (sampled every 10 ms), and its `VmHWM`.
+//! `VmRSS` counts the SQLite file's pages the reads map in (`mmap_size`), which the kernel may
+//! drop at any time; `RssAnon` (heap and stacks) is what the export itself holds.
 
 use std::time::{Duration, Instant};
 
@@ -41,16 +43,18 @@ pub(crate) async fn run(args: &Args) -> Result<Report> {
         .await;
 
     let rss_before = env::rss_kib(pid)?;
+    let anon_before = status_kib(pid, "RssAnon:").unwrap_or(0);
     let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let sampler = {
         let done = done.clone();
         std::thread::spawn(move || {
-            let mut high = 0;
+            let (mut high, mut anon) = (0, 0);
             while !done.load(std::sync::atomic::Ordering::Relaxed) {
                 high = high.max(status_kib(pid, "VmRSS:").unwrap_or(0));
+                anon = anon.max(status_kib(pid, "RssAnon:").unwrap_or(0));
                 std::thread::sleep(Duration::from_millis(10));
             }
-            high
+            (high, anon)
         })
     };
     let url = format!("{}/v1/providers/exports/trades?format=csv", s.base);
@@ -64,7 +68,8 @@ pub(crate) async fn run(args: &Args) -> Result<Report> {
     }
     let seconds = started.elapsed().as_secs_f64();
     done.store(true, std::sync::atomic::Ordering::Relaxed);
-    let rss_max = sampler.join().unwrap_or(0);
+    let (rss_max, anon_max) = sampler.join().unwrap_or((0, 0));
+    let anon_growth_mib = anon_max.saturating_sub(anon_before) as f64 / 1024.0;
     let hwm = status_kib(pid, "VmHWM:").unwrap_or(0);
     let rows = lines.saturating_sub(1);
     let rate = rows as f64 / seconds;
@@ -74,7 +79,8 @@ pub(crate) async fn run(args: &Args) -> Result<Report> {
     let text = format!(
         "== export ({backend}, {trades} trades by {wallets} wallets, seeded in {seed_seconds:.1} s) ==\n\
          GET /v1/providers/exports/trades?format=csv: HTTP {status}, {rows} rows ({}), {bytes} bytes in {seconds:.2} s -> {rate:.0} rows/s (target >= 100000)\n\
-         server RSS: {rss_before} KiB before, {rss_max} KiB at most during -> +{growth_mib:.1} MiB (target < 64 MB); VmHWM {hwm} KiB\n\
+         server VmRSS: {rss_before} KiB before, {rss_max} KiB at most during -> +{growth_mib:.1} MiB; VmHWM {hwm} KiB\n\
+         server RssAnon (without the mapped database file): {anon_before} KiB before, {anon_max} KiB at most during -> +{anon_growth_mib:.1} MiB (target < 64 MB)\n\
          healthz: {:.1} requests/s\n\
          audit: {} ({})\n{}",
         if complete { "all" } else { "INCOMPLETE" },
@@ -97,6 +103,9 @@ pub(crate) async fn run(args: &Args) -> Result<Report> {
         ("rss_max_kib", json!(rss_max)),
         ("rss_growth_mib", crate::round(growth_mib, 1)),
         ("vm_hwm_kib", json!(hwm)),
+        ("rss_anon_before_kib", json!(anon_before)),
+        ("rss_anon_max_kib", json!(anon_max)),
+        ("rss_anon_growth_mib", crate::round(anon_growth_mib, 1)),
         ("healthz_per_s", crate::round(healthz.per_second(), 1)),
         ("seed_seconds", crate::round(seed_seconds, 1)),
         ("audit", json!(if audit_ok { "ok" } else { "failed" })),
