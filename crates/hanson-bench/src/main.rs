@@ -2,11 +2,14 @@
 
 mod api;
 mod env;
+mod export;
 mod load;
+mod reads;
 mod rng;
 mod seed;
 mod sse;
 mod streams;
+mod watchers;
 mod webhooks;
 mod workers;
 
@@ -22,7 +25,19 @@ use api::{Api, Market, MarketSpec, Provider, ONE_TOKEN};
 use env::{Database, Result, Server};
 use load::{drive, RunStats};
 
-const SCENARIOS: &[&str] = &["hot_market", "many_markets", "search", "price_history", "stream_fanout", "stream_idle", "webhooks", "card"];
+const SCENARIOS: &[&str] = &[
+    "hot_market",
+    "many_markets",
+    "search",
+    "price_history",
+    "market_reads",
+    "stream_fanout",
+    "stream_idle",
+    "stream_watchers",
+    "webhooks",
+    "export",
+    "card",
+];
 
 #[derive(Parser, Clone)]
 #[command(
@@ -33,21 +48,29 @@ const SCENARIOS: &[&str] = &["hot_market", "many_markets", "search", "price_hist
   many_markets   the same trade load spread over --markets markets
   search         POST /v1/markets/search over --search-markets bulk-seeded markets
   price_history  POST /v1/markets/price-history/search over --price-points seeded points
+  market_reads   price history, 1-minute candles (1,000 buckets) and leaderboard pages in
+                 equal shares on that market, also holding 10,000 wallets' positions: each
+                 kind's p99 and its ratio to price history's
   stream_fanout  the hot_market load without, then with --subscribers (1000) SSE subscribers
                  on the market: trades/s and its ratio to the baseline, every subscriber
                  checked for every trade.created with gapless seq, delivery lag p50/p99/max
   stream_idle    --subscribers (10000) idle SSE subscribers on one market: the server's RSS
                  per subscriber and sequential GET /healthz latency while they are held
+  stream_watchers the hot_market load without, then with --subscribers (10000) ticker
+                 watchers (SSE): trades/s ratio, last ticks vs the final state, tick lag,
+                 server RSS per watcher
   webhooks       the hot_market load without, then with --endpoints (10) webhook endpoints
                  subscribed to * on a local receiver: trades/s and its ratio, deliveries/s,
                  delivery lag p50/p99/max, every endpoint checked for every event
+  export         --export-trades (1000000) seeded trades exported as CSV by one client:
+                 rows/s and the server's RSS growth during the export
   card           GET /markets/{id}/card.png over --card-markets (20) markets, each card
                  rendered once before the run: warm p50/p90/p99
 See crates/hanson-bench/README.md for the output fields."
 )]
 struct Args {
-    /// Run one scenario: hot_market, many_markets, search, price_history, stream_fanout,
-    /// stream_idle, webhooks or card (default: all, in that order).
+    /// Run one scenario: hot_market, many_markets, search, price_history, market_reads, stream_fanout,
+    /// stream_idle, stream_watchers, webhooks, export or card (default: all, in that order).
     #[arg(long)]
     scenario: Option<String>,
     /// Concurrent keep-alive clients.
@@ -109,6 +132,9 @@ struct Args {
     /// Sequential GET /healthz requests of stream_idle (before and while the subscribers are held).
     #[arg(long, default_value_t = 2000)]
     healthz_requests: usize,
+    /// Trades seeded for the export scenario (by --wallets wallets).
+    #[arg(long, default_value_t = 1_000_000)]
+    export_trades: usize,
     /// Webhook endpoints of the webhooks scenario.
     #[arg(long, default_value_t = 10)]
     endpoints: usize,
@@ -140,7 +166,7 @@ impl Args {
 enum Prepared {
     Trade { markets: Arc<Vec<Market>>, sessions: Vec<api::Session> },
     Search { providers: Arc<Vec<String>> },
-    History { market: Market, from: i64, to: i64 },
+    History { market: Market, from: i64, to: i64, mixed: bool },
     Cards { markets: Arc<Vec<String>> },
 }
 
@@ -229,6 +255,13 @@ fn scenario_json(r: &ScenarioResult) -> String {
             })
             .collect();
         fields.push(("by_kind", Value::Object(by_kind)));
+        if r.name == "market_reads" {
+            fields.extend(
+                reads::p99_ratios(&r.main)
+                    .into_iter()
+                    .map(|(k, v)| (if k == "candles" { "candles_p99_ratio" } else { "leaderboard_p99_ratio" }, round_sig(v, 3))),
+            );
+        }
     }
     if let Some(seed) = &r.seed {
         fields.push(("seed", seed.clone()));
@@ -261,6 +294,11 @@ fn print_summary(r: &ScenarioResult) {
         for k in kinds {
             let kp = r.main.kind_percentiles(k);
             println!("  {k:<16} n={:<7} p50 {:>9.2} ms  p90 {:>9.2} ms  p99 {:>9.2} ms", kp.count, kp.p50, kp.p90, kp.p99);
+        }
+        if r.name == "market_reads" {
+            for (k, ratio) in reads::p99_ratios(&r.main) {
+                println!("  {k} p99 / price_history p99: {ratio:.2} (target <= 2)");
+            }
         }
     }
     println!("latency: p50 {:.2} ms  p90 {:.2} ms  p99 {:.2} ms  max {:.2} ms", p.p50, p.p90, p.p99, p.max);
@@ -415,7 +453,7 @@ async fn run_scenario(args: &Args, name: &'static str) -> Result<ScenarioResult>
             }
             Prepared::Search { providers: Arc::new(providers.iter().map(|p| p.id.clone()).collect()) }
         }
-        "price_history" => {
+        "price_history" | "market_reads" => {
             clients = args.history_clients.unwrap_or(args.clients).max(1);
             let p = api::create_provider(&api, &bin, &db.url, &format!("bench history {tag}"), &token_id, treasury).await?;
             let spec = MarketSpec {
@@ -432,15 +470,23 @@ async fn run_scenario(args: &Args, name: &'static str) -> Result<ScenarioResult>
             }
             let (from, to, seconds) = seed::seed_price_points(&bin, &db.url, &market, args.price_points, args.history_days.max(1))?;
             eprintln!("[{name}] seeded in {seconds:.1} s");
-            seed_info = Some(
-                json!({ "price_points": args.price_points, "days": args.history_days, "method": "bulk_sql", "seconds": round(seconds, 1) }),
-            );
+            let mut info =
+                json!({ "price_points": args.price_points, "days": args.history_days, "method": "bulk_sql", "seconds": round(seconds, 1) });
+            if name == "market_reads" {
+                let wallets = reads::LEADERBOARD_WALLETS;
+                // One buy on each outcome per wallet: positions on both.
+                let seconds = seed::seed_trades(&bin, &db.url, &market, wallets, 2 * wallets, args.history_days.max(1))?;
+                eprintln!("[{name}] {wallets} wallets' trades seeded in {seconds:.1} s");
+                info["leaderboard_wallets"] = json!(wallets);
+                info["trades"] = json!(2 * wallets);
+            }
+            seed_info = Some(info);
             if owned {
                 let server = Server::launch(&bin, &db.url, &db.scratch_dir(), &[])?;
                 target.base = server.base.clone();
                 target.server = Some(server);
             }
-            Prepared::History { market, from, to }
+            Prepared::History { market, from, to, mixed: name == "market_reads" }
         }
         "card" => {
             let p = api::create_provider(&api, &bin, &db.url, &format!("bench card {tag}"), &token_id, treasury).await?;
@@ -489,7 +535,11 @@ async fn run_scenario(args: &Args, name: &'static str) -> Result<ScenarioResult>
             measure(args, (0..clients).map(|_| workers::Searcher::new(&base, providers.clone())).collect(), |s: workers::Searcher| s.step())
                 .await
         }
-        Prepared::History { market, from, to } => {
+        Prepared::History { market, from, to, mixed: true } => {
+            let readers = (0..clients).map(|_| reads::MarketReader::new(&base, &market, from, to)).collect();
+            measure(args, readers, |r: reads::MarketReader| r.step()).await
+        }
+        Prepared::History { market, from, to, mixed: false } => {
             let readers = (0..clients).map(|_| workers::HistoryReader::new(&base, &market, from, to)).collect();
             measure(args, readers, |r: workers::HistoryReader| r.step()).await
         }
@@ -559,9 +609,13 @@ fn main() -> ExitCode {
     let mut failed = false;
     let mut lines = Vec::new();
     for name in names {
-        if name.starts_with("stream_") || name == "webhooks" {
+        if name.starts_with("stream_") || name == "webhooks" || name == "export" {
             let run = async {
-                if name == "webhooks" {
+                if name == "export" {
+                    export::run(&args).await
+                } else if name == "stream_watchers" {
+                    watchers::run(&args).await
+                } else if name == "webhooks" {
                     webhooks::run(&args, args.endpoints.max(1)).await
                 } else {
                     streams::run(&args, name).await

@@ -42,3 +42,15 @@ pub(crate) fn seed_price_points(bin: &Path, database_url: &str, market: &Market,
     };
     Ok((time("from")?, time("to")?, out["seconds"].as_f64().ok_or("hanson seed price-points printed no seconds")?))
 }
+
+/// Inserts `count` buys by `wallets` new wallets into the market (see `hanson seed trades`);
+/// returns the seconds it took.
+pub(crate) fn seed_trades(bin: &Path, database_url: &str, market: &Market, wallets: usize, count: usize, days: i64) -> Result<f64> {
+    let (wallets, count, days) = (wallets.to_string(), count.to_string(), days.to_string());
+    let out = cli_json(
+        bin,
+        database_url,
+        &["seed", "trades", "--market-id", &market.id, "--wallets", &wallets, "--count", &count, "--days", &days],
+    )?;
+    out["seconds"].as_f64().ok_or_else(|| "hanson seed trades printed no seconds".into())
+}

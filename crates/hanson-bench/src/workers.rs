@@ -80,7 +80,7 @@ impl CardReader {
 
 /// Sends and reads the whole body (so the connection is reused): Ok(body) on 2xx, Err(error
 /// key) otherwise.
-async fn exchange_vec(req: reqwest::RequestBuilder) -> Result<Vec<u8>, String> {
+pub(crate) async fn exchange_vec(req: reqwest::RequestBuilder) -> Result<Vec<u8>, String> {
     let res = req.send().await.map_err(|e| transport_key(&e))?;
     let status = res.status().as_u16();
     let body = res.bytes().await.map_err(|e| transport_key(&e))?;
@@ -91,7 +91,7 @@ async fn exchange_vec(req: reqwest::RequestBuilder) -> Result<Vec<u8>, String> {
     }
 }
 
-fn post_json(http: &reqwest::Client, url: &str, bearer: Option<&str>, body: &Value) -> reqwest::RequestBuilder {
+pub(crate) fn post_json(http: &reqwest::Client, url: &str, bearer: Option<&str>, body: &Value) -> reqwest::RequestBuilder {
     let mut req = http.post(url).header("content-type", "application/json").body(body.to_string());
     if let Some(token) = bearer {
         req = req.bearer_auth(token);

@@ -14,6 +14,7 @@ mod lag;
 mod subscriber;
 #[cfg(test)]
 mod tests;
+pub(crate) mod ticker;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};

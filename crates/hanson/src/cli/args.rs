@@ -294,6 +294,23 @@ pub(super) enum SeedCommand {
         #[command(flatten)]
         database: Database,
     },
+    /// Buys in an active market by new wallets, with their positions and transfers (prices
+    /// do not move: every outcome gets the same shares). Data for leaderboards and exports.
+    Trades {
+        #[arg(long)]
+        market_id: String,
+        /// New wallets of the market's provider that make the trades (round robin).
+        #[arg(long)]
+        wallets: usize,
+        /// How many trades.
+        #[arg(long)]
+        count: usize,
+        /// The days they span, ending a minute ago.
+        #[arg(long, default_value_t = 30)]
+        days: i64,
+        #[command(flatten)]
+        database: Database,
+    },
 }
 
 pub(super) fn parse_provider_wallet(text: &str) -> std::result::Result<(String, String), String> {

@@ -189,6 +189,22 @@ async fn run(command: Command) -> Result<()> {
             }));
             Ok(())
         }
+        Command::Seed { command: SeedCommand::Trades { market_id, wallets, count, days, database } } => {
+            let started = std::time::Instant::now();
+            let (url, store) = open_existing(&database)?;
+            let seed = crate::store::seed::TradeSeed { market_id, wallets, count, days };
+            let seeded = crate::store::seed::seed_trades(&store, &seed).await?;
+            analyze_after_bulk_load(&url)?;
+            print_json(json!({
+                "trades": count,
+                "wallets": wallets,
+                "volume": seeded.volume.to_string(),
+                "from": crate::domain::time::format_micros(seeded.first),
+                "to": crate::domain::time::format_micros(seeded.last),
+                "seconds": started.elapsed().as_secs_f64(),
+            }));
+            Ok(())
+        }
         Command::Openapi => {
             print_json(crate::api::openapi_json().clone());
             Ok(())

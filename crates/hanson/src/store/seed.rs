@@ -335,3 +335,177 @@ pub(crate) async fn seed_price_points(store: &Store, seed: &PriceSeed) -> Result
     store.write(|c| rebuild_price_candles(c)).await?;
     Ok((first, last))
 }
+
+/// Trades to seed into one market: `count` buys spread over `wallets` new wallets.
+#[derive(Debug, Clone)]
+pub(crate) struct TradeSeed {
+    pub(crate) market_id: String,
+    pub(crate) wallets: usize,
+    pub(crate) count: usize,
+    pub(crate) days: i64,
+}
+
+/// What [`seed_trades`] wrote.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TradesSeeded {
+    pub(crate) first: Micros,
+    pub(crate) last: Micros,
+    pub(crate) volume: u128,
+}
+
+/// Inserts `wallets` new wallets of the market's provider and `count` buys by them: buy i by
+/// wallet i % wallets on outcome (i + i / wallets) % outcomes (each round of the wallets moves
+/// one outcome on), each of `TRADE_AMOUNT` at price 1/outcomes without
+/// fee, spread evenly over `days` days ending a minute ago, with the positions, outcome and
+/// market totals they imply. The money moves as one `wallet_deposit` and one `bet` transfer per
+/// wallet, so `hanson audit` balances. Outcomes get (nearly) the same shares, so prices stay
+/// (nearly) where they were and no price points are added: this is data for reading
+/// (leaderboards, exports), not a price series.
+pub(crate) async fn seed_trades(store: &Store, seed: &TradeSeed) -> Result<TradesSeeded> {
+    const TRADE_AMOUNT: u128 = ONE_TOKEN / 1_000;
+    const TRADES_PER_TRANSACTION: usize = 50_000;
+    if seed.wallets == 0 || seed.count < seed.wallets {
+        return Err(Error::invalid("wallets", "must be at least one and at most --count"));
+    }
+    let id = seed.market_id.clone();
+    let (provider_id, token_id, outcomes) = store
+        .read(move |c| {
+            let m = c
+                .query_opt("SELECT provider_id, token_id FROM markets WHERE id = $1 AND status = 'active'", &[Param::Text(&id)])?
+                .ok_or_else(|| Error::invalid("market_id", "must name an active market"))?;
+            let outcomes: Vec<String> = c
+                .query("SELECT id FROM outcomes WHERE market_id = $1 ORDER BY outcome_index", &[Param::Text(&id)])?
+                .iter()
+                .map(|r| r.text(0))
+                .collect::<Result<_>>()?;
+            Ok((m.text(0)?, m.text(1)?, outcomes))
+        })
+        .await?;
+    let n = outcomes.len() as u128;
+    let shares = TRADE_AMOUNT * n;
+    let price = lmsr::Price::from_raw(lmsr::PRICE_SCALE / n).to_string();
+    let now = now_micros();
+    let to = now - 60_000_000;
+    let from = to - seed.days.max(1) * DAY;
+    let step = ((to - from) / seed.count as i64).max(1);
+    let mut rng = Rng::new();
+    let wallets: Vec<(String, String)> = (0..seed.wallets)
+        .map(|_| {
+            let address = format!("0x{:016x}{:016x}{:08x}", rng.next(), rng.next(), rng.next() as u32);
+            (uuid::Uuid::new_v4().to_string(), address)
+        })
+        .collect();
+    // The wallets and their accounts first: trades refer to them.
+    let (mut wallet_rows, mut accounts) = (Vec::new(), Vec::new());
+    for (wallet_id, address) in &wallets {
+        wallet_rows.push(format!("({},{},{},'evm',NULL,{from})", quoted(wallet_id), quoted(&provider_id), quoted(address)));
+        let account = crate::domain::ledger::wallet_account(wallet_id, &token_id);
+        accounts.push(format!("({},'wallet',{},{},'0')", quoted(&account), quoted(wallet_id), quoted(&token_id)));
+    }
+    let mut statements = Vec::new();
+    chunked_insert(
+        &mut statements,
+        "INSERT INTO wallets (id, provider_id, address, wallet_type, alt_evm_address, created_at)",
+        &wallet_rows,
+    );
+    chunked_insert(&mut statements, "INSERT INTO accounts (id, kind, owner_id, token_id, balance)", &accounts);
+    apply(store, Batch { statements, debits: Vec::new() }).await?;
+    // Buys per wallet and outcome, for the positions and the transfers.
+    let mut held = vec![0u64; seed.wallets * outcomes.len()];
+    let m = quoted(&seed.market_id);
+    let mut done = 0;
+    while done < seed.count {
+        let k = TRADES_PER_TRANSACTION.min(seed.count - done);
+        let mut rows = Vec::with_capacity(k);
+        for i in done..done + k {
+            let (w, o) = (i % seed.wallets, (i + i / seed.wallets) % outcomes.len());
+            held[w * outcomes.len() + o] += 1;
+            let at = from + i as i64 * step;
+            let (wallet_id, address) = &wallets[w];
+            rows.push(format!(
+                "({},{m},{},{},{},'seed','buy',{},{},'0',{},{},{at})",
+                quoted(&uuid::Uuid::new_v4().to_string()),
+                quoted(&outcomes[o]),
+                quoted(wallet_id),
+                quoted(address),
+                money(TRADE_AMOUNT),
+                money(TRADE_AMOUNT),
+                money(shares),
+                quoted(&price),
+            ));
+        }
+        let mut statements = Vec::new();
+        chunked_insert(
+            &mut statements,
+            "INSERT INTO trades (id, market_id, outcome_id, wallet_id, wallet_address, session_id, transaction_type, amount, \
+             net_amount, fee, shares, price, created_at)",
+            &rows,
+        );
+        apply(store, Batch { statements, debits: Vec::new() }).await?;
+        done += k;
+    }
+    let (mut transfers, mut positions) = (Vec::new(), Vec::new());
+    let pool = pool_account(&seed.market_id);
+    for (w, (wallet_id, _)) in wallets.iter().enumerate() {
+        let account = crate::domain::ledger::wallet_account(wallet_id, &token_id);
+        let bought: u128 = held[w * outcomes.len()..(w + 1) * outcomes.len()].iter().map(|&t| u128::from(t)).sum::<u128>() * TRADE_AMOUNT;
+        transfers.push(format!("('wallet_deposit',NULL,{},{},{},NULL,{from})", quoted(&account), quoted(&token_id), money(bought)));
+        transfers.push(format!("('bet',{},{},{},{},NULL,{from})", quoted(&account), quoted(&pool), quoted(&token_id), money(bought)));
+        for (o, outcome) in outcomes.iter().enumerate() {
+            let buys = u128::from(held[w * outcomes.len() + o]);
+            if buys > 0 {
+                positions.push(format!(
+                    "({},{m},{},{},{},{},'active',{from},{to})",
+                    quoted(&uuid::Uuid::new_v4().to_string()),
+                    quoted(outcome),
+                    quoted(wallet_id),
+                    money(buys * shares),
+                    money(buys * TRADE_AMOUNT),
+                ));
+            }
+        }
+    }
+    let mut statements = Vec::new();
+    chunked_insert(
+        &mut statements,
+        "INSERT INTO transfers (kind, from_account, to_account, token_id, amount, reference_id, created_at)",
+        &transfers,
+    );
+    chunked_insert(
+        &mut statements,
+        "INSERT INTO positions (id, market_id, outcome_id, wallet_id, shares, total_invested, status, created_at, updated_at)",
+        &positions,
+    );
+    let volume = seed.count as u128 * TRADE_AMOUNT;
+    let per_outcome: Vec<(String, u128)> = outcomes
+        .iter()
+        .enumerate()
+        .map(|(o, id)| (id.clone(), (0..seed.wallets).map(|w| u128::from(held[w * outcomes.len() + o])).sum()))
+        .collect();
+    let (market_id, count) = (seed.market_id.clone(), seed.count as i64);
+    store
+        .write(move |c| {
+            for sql in &statements {
+                c.exec(sql, &[])?;
+            }
+            // Totals are added in Rust: money columns hold integers beyond SQL's 64 bits.
+            for (outcome, buys) in &per_outcome {
+                let r = c.query_one("SELECT total_shares, total_volume FROM outcomes WHERE id = $1", &[Param::Text(outcome)])?;
+                let (total_shares, total_volume) = (r.money(0)? + buys * shares, r.money(1)? + buys * TRADE_AMOUNT);
+                c.exec(
+                    "UPDATE outcomes SET total_shares = $1, total_volume = $2 WHERE id = $3",
+                    &[Param::Money(total_shares), Param::Money(total_volume), Param::Text(outcome)],
+                )?;
+            }
+            let r = c.query_one("SELECT total_volume, trade_count FROM markets WHERE id = $1", &[Param::Text(&market_id)])?;
+            c.exec(
+                "UPDATE markets SET total_volume = $1, trade_count = $2 WHERE id = $3",
+                &[Param::Money(r.money(0)? + volume), Param::Int(r.int(1)? + count), Param::Text(&market_id)],
+            )?;
+            let balance = accounts::stored_balances(c, &[pool.as_str()])?.first().map_or(0, |(_, b)| *b);
+            c.exec("UPDATE accounts SET balance = $1 WHERE id = $2", &[Param::Money(balance + volume), Param::Text(&pool)])?;
+            Ok(())
+        })
+        .await?;
+    Ok(TradesSeeded { first: from, last: from + (seed.count as i64 - 1) * step, volume })
+}

@@ -101,6 +101,56 @@ async fn seeded_markets_and_price_points_are_served_and_audit_clean() {
     assert!(!refused.status.success());
 }
 
+/// `hanson seed trades`: buys by new wallets, round robin over wallets and outcomes, that the
+/// leaderboard and the trade export read back exactly, with every invariant holding.
+#[tokio::test]
+async fn seeded_trades_feed_leaderboards_and_exports_and_audit_clean() {
+    let f = Fixture::new().await;
+    let database_url = f.app.database_url.clone();
+    let market = f.market(2).await;
+    let market_id = market["id"].as_str().unwrap();
+    let out = Command::new(BIN)
+        .args(["seed", "trades", "--market-id", market_id, "--wallets", "3", "--count", "7", "--days", "1", "--database-url", &database_url])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let seeded: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let milli = ONE_TOKEN / 1_000;
+    assert_eq!((seeded["trades"].as_u64(), seeded["wallets"].as_u64()), (Some(7), Some(3)));
+    assert_eq!(seeded["volume"], (7 * milli).to_string());
+
+    // Wallet 0 made trades 0, 3 and 6; wallets 1 and 2 two each (ties ordered by wallet_id).
+    let board = f.app.get(&format!("/v1/markets/{market_id}/leaderboard?by=volume"), None).await.body;
+    let rows = board["data"].as_array().unwrap();
+    let tallies: Vec<(u64, String, u64)> =
+        rows.iter().map(|r| (r["rank"].as_u64().unwrap(), r["volume"].as_str().unwrap().to_string(), r["trades"].as_u64().unwrap())).collect();
+    assert_eq!(tallies, vec![(1, (3 * milli).to_string(), 3), (2, (2 * milli).to_string(), 2), (3, (2 * milli).to_string(), 2)]);
+    assert!(rows[1]["wallet_id"].as_str() < rows[2]["wallet_id"].as_str());
+
+    let csv = f
+        .app
+        .client
+        .get(format!("{}/v1/providers/exports/trades?format=csv&market_id={market_id}", f.app.base))
+        .bearer_auth(&f.provider.key)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 8, "{csv}");
+    assert!(lines[1..].iter().all(|l| l.contains(",buy,") && l.contains(&milli.to_string())), "{csv}");
+    let (clean, report) = audit(&f.app);
+    assert!(clean, "{report}");
+
+    let refused = Command::new(BIN)
+        .args(["seed", "trades", "--market-id", &uuid(), "--wallets", "1", "--count", "1", "--database-url", &database_url])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+}
+
 async fn treasury_balance(f: &Fixture) -> u128 {
     let treasury = f.app.get("/v1/providers/treasury", Some(&f.provider.key)).await.body;
     treasury["balances"][0]["balance"].as_str().unwrap().parse().unwrap()
