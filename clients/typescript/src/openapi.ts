@@ -3517,9 +3517,9 @@ export interface operations {
     };
     market_candles: {
         parameters: {
-            query?: {
-                /** @description Bucket width (required). */
-                interval?: string;
+            query: {
+                /** @description Bucket width. */
+                interval: string;
                 /** @description RFC 3339; default `end` minus 100 intervals. */
                 start?: components["schemas"]["Timestamp"];
                 /** @description RFC 3339; default now. */
@@ -3806,6 +3806,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/x-ndjson": string;
                     "text/csv": string;
                 };
             };
@@ -3844,6 +3845,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/x-ndjson": string;
                     "text/csv": string;
                 };
             };
@@ -4803,9 +4805,9 @@ export interface operations {
     };
     provider_leaderboard: {
         parameters: {
-            query?: {
-                /** @description The token whose markets count (required). */
-                token_id?: string;
+            query: {
+                /** @description The token whose markets count. */
+                token_id: string;
                 /** @description What to rank by (default profit). */
                 by?: string;
                 page?: number;

@@ -206,7 +206,7 @@ async fn produce(
 #[utoipa::path(get, path = "/v1/providers/exports/trades", tag = "Provider", security(("providerKey" = [])),
     params(ExportParams),
     responses(
-        (status = 200, description = "The trades, CSV (text/csv) or NDJSON (application/x-ndjson), as an attachment", content_type = "text/csv", body = String),
+        (status = 200, description = "The trades, CSV (text/csv) or NDJSON (application/x-ndjson), as an attachment", content((String = "text/csv"), (String = "application/x-ndjson"))),
         E401, E404, E422,
     ))]
 async fn export_trades(
@@ -226,7 +226,7 @@ async fn export_trades(
 #[utoipa::path(get, path = "/v1/providers/exports/ledger", tag = "Provider", security(("providerKey" = [])),
     params(ExportParams),
     responses(
-        (status = 200, description = "The transfers, CSV (text/csv) or NDJSON (application/x-ndjson), as an attachment", content_type = "text/csv", body = String),
+        (status = 200, description = "The transfers, CSV (text/csv) or NDJSON (application/x-ndjson), as an attachment", content((String = "text/csv"), (String = "application/x-ndjson"))),
         E401, E404, E422,
     ))]
 async fn export_ledger(

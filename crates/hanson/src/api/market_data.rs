@@ -33,8 +33,8 @@ pub(crate) fn router() -> OpenApiRouter<AppState> {
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 struct CandlesQuery {
-    /// Bucket width (required).
-    #[param(pattern = "^(1m|5m|15m|1h|4h|1d)$")]
+    /// Bucket width.
+    #[param(required = true, pattern = "^(1m|5m|15m|1h|4h|1d)$")]
     interval: Option<String>,
     /// RFC 3339; default `end` minus 100 intervals.
     #[param(value_type = Option<Timestamp>)]
@@ -154,7 +154,8 @@ struct BoardQuery {
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 struct ProviderBoardQuery {
-    /// The token whose markets count (required).
+    /// The token whose markets count.
+    #[param(required = true, min_length = 1)]
     token_id: Option<String>,
     /// What to rank by (default profit).
     #[param(pattern = "^(profit|volume)$")]

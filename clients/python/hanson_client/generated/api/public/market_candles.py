@@ -15,7 +15,7 @@ from ...types import UNSET, Response, Unset
 def _get_kwargs(
     market_id: str,
     *,
-    interval: str | Unset = UNSET,
+    interval: str,
     start: datetime.datetime | Unset = UNSET,
     end: datetime.datetime | Unset = UNSET,
     outcome_id: str | Unset = UNSET,
@@ -119,7 +119,7 @@ def sync_detailed(
     market_id: str,
     *,
     client: AuthenticatedClient | Client,
-    interval: str | Unset = UNSET,
+    interval: str,
     start: datetime.datetime | Unset = UNSET,
     end: datetime.datetime | Unset = UNSET,
     outcome_id: str | Unset = UNSET,
@@ -129,7 +129,7 @@ def sync_detailed(
 
     Args:
         market_id (str):
-        interval (str | Unset):
+        interval (str):
         start (datetime.datetime | Unset): RFC 3339 time in UTC
         end (datetime.datetime | Unset): RFC 3339 time in UTC
         outcome_id (str | Unset):
@@ -161,7 +161,7 @@ def sync(
     market_id: str,
     *,
     client: AuthenticatedClient | Client,
-    interval: str | Unset = UNSET,
+    interval: str,
     start: datetime.datetime | Unset = UNSET,
     end: datetime.datetime | Unset = UNSET,
     outcome_id: str | Unset = UNSET,
@@ -171,7 +171,7 @@ def sync(
 
     Args:
         market_id (str):
-        interval (str | Unset):
+        interval (str):
         start (datetime.datetime | Unset): RFC 3339 time in UTC
         end (datetime.datetime | Unset): RFC 3339 time in UTC
         outcome_id (str | Unset):
@@ -198,7 +198,7 @@ async def asyncio_detailed(
     market_id: str,
     *,
     client: AuthenticatedClient | Client,
-    interval: str | Unset = UNSET,
+    interval: str,
     start: datetime.datetime | Unset = UNSET,
     end: datetime.datetime | Unset = UNSET,
     outcome_id: str | Unset = UNSET,
@@ -208,7 +208,7 @@ async def asyncio_detailed(
 
     Args:
         market_id (str):
-        interval (str | Unset):
+        interval (str):
         start (datetime.datetime | Unset): RFC 3339 time in UTC
         end (datetime.datetime | Unset): RFC 3339 time in UTC
         outcome_id (str | Unset):
@@ -238,7 +238,7 @@ async def asyncio(
     market_id: str,
     *,
     client: AuthenticatedClient | Client,
-    interval: str | Unset = UNSET,
+    interval: str,
     start: datetime.datetime | Unset = UNSET,
     end: datetime.datetime | Unset = UNSET,
     outcome_id: str | Unset = UNSET,
@@ -248,7 +248,7 @@ async def asyncio(
 
     Args:
         market_id (str):
-        interval (str | Unset):
+        interval (str):
         start (datetime.datetime | Unset): RFC 3339 time in UTC
         end (datetime.datetime | Unset): RFC 3339 time in UTC
         outcome_id (str | Unset):

@@ -14,7 +14,7 @@ from ...types import UNSET, Response, Unset
 def _get_kwargs(
     provider_id: str,
     *,
-    token_id: str | Unset = UNSET,
+    token_id: str,
     by: str | Unset = UNSET,
     page: int | Unset = UNSET,
     per_page: int | Unset = UNSET,
@@ -112,7 +112,7 @@ def sync_detailed(
     provider_id: str,
     *,
     client: AuthenticatedClient | Client,
-    token_id: str | Unset = UNSET,
+    token_id: str,
     by: str | Unset = UNSET,
     page: int | Unset = UNSET,
     per_page: int | Unset = UNSET,
@@ -121,7 +121,7 @@ def sync_detailed(
 
     Args:
         provider_id (str):
-        token_id (str | Unset):
+        token_id (str):
         by (str | Unset):
         page (int | Unset):
         per_page (int | Unset):
@@ -153,7 +153,7 @@ def sync(
     provider_id: str,
     *,
     client: AuthenticatedClient | Client,
-    token_id: str | Unset = UNSET,
+    token_id: str,
     by: str | Unset = UNSET,
     page: int | Unset = UNSET,
     per_page: int | Unset = UNSET,
@@ -162,7 +162,7 @@ def sync(
 
     Args:
         provider_id (str):
-        token_id (str | Unset):
+        token_id (str):
         by (str | Unset):
         page (int | Unset):
         per_page (int | Unset):
@@ -189,7 +189,7 @@ async def asyncio_detailed(
     provider_id: str,
     *,
     client: AuthenticatedClient | Client,
-    token_id: str | Unset = UNSET,
+    token_id: str,
     by: str | Unset = UNSET,
     page: int | Unset = UNSET,
     per_page: int | Unset = UNSET,
@@ -198,7 +198,7 @@ async def asyncio_detailed(
 
     Args:
         provider_id (str):
-        token_id (str | Unset):
+        token_id (str):
         by (str | Unset):
         page (int | Unset):
         per_page (int | Unset):
@@ -228,7 +228,7 @@ async def asyncio(
     provider_id: str,
     *,
     client: AuthenticatedClient | Client,
-    token_id: str | Unset = UNSET,
+    token_id: str,
     by: str | Unset = UNSET,
     page: int | Unset = UNSET,
     per_page: int | Unset = UNSET,
@@ -237,7 +237,7 @@ async def asyncio(
 
     Args:
         provider_id (str):
-        token_id (str | Unset):
+        token_id (str):
         by (str | Unset):
         page (int | Unset):
         per_page (int | Unset):
