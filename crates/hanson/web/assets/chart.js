@@ -4,7 +4,7 @@
 import uPlot from './vendor/uPlot.min.js';
 import { call } from './client.js';
 import { priceToNumber } from './money.js';
-import { outcomeColor } from './ui.js';
+import { formatDate, outcomeColor } from './ui.js';
 
 /** Interval buttons: the candle width and how far back each looks (null: the whole life). */
 export const INTERVALS = [
@@ -34,6 +34,12 @@ function cssVar(name, fallback) {
 }
 
 const pct = (v) => (v === null || v === undefined ? '—' : `${(v * 100).toFixed(1)}%`);
+
+/** The viewer's time zone, as the chart's times are shown in it ("UTC", "GMT+1", "CET"). */
+function localZone() {
+  const part = new Intl.DateTimeFormat(undefined, { timeZoneName: 'short' }).formatToParts(new Date()).find((p) => p.type === 'timeZoneName');
+  return part ? `Time (${part.value})` : 'Time';
+}
 
 export class PriceChart {
   /** market: the market detail (id, outcomes, created_at). */
@@ -214,12 +220,13 @@ export class PriceChart {
         },
       },
       axes: [
-        { stroke: muted, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid } },
+        // The axis's times are local: its label names the zone.
+        { stroke: muted, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid }, label: localZone(), labelSize: 16, labelFont: '11px system-ui, sans-serif' },
         { stroke: muted, grid: { stroke: grid, width: 1 }, ticks: { show: false }, size: 48, values: (u, ticks) => ticks.map((v) => `${Math.round(v * 100)}%`) },
       ],
       series: [
         // With no cursor on the chart, the legend shows the current prices.
-        { value: (u, v, si, idx) => (idx === null || v === null ? 'Now' : new Date(v * 1000).toLocaleString()) },
+        { value: (u, v, si, idx) => (idx === null || v === null ? 'Now' : formatDate(new Date(v * 1000).toISOString())) },
         ...this.market.outcomes.map((o, i) => ({
           label: o.title,
           stroke: outcomeColor(i),
