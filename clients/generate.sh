@@ -38,7 +38,7 @@ only_progress openapi-typescript "$output" '^(âœ¨ openapi-typescript [0-9.]+|ðŸš
 
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 VENV="$(cd "$VENV" && pwd)"
-"$VENV/bin/pip" install --quiet --disable-pip-version-check -r clients/python/requirements-generate.txt
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r clients/python/requirements-generate.txt
 # The generator formats its code with the ruff on PATH: the pinned one.
 output=$(cd clients/python && PATH="$VENV/bin:$PATH" "$VENV/bin/openapi-python-client" generate --path ../openapi.json --meta none \
   --output-path hanson_client/generated --overwrite 2>&1)

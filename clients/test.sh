@@ -15,5 +15,5 @@ VENV="${CLIENTS_VENV:-$TARGET/clients-venv}"
 
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 VENV="$(cd "$VENV" && pwd)"
-"$VENV/bin/pip" install --quiet --disable-pip-version-check -e 'clients/python[test]'
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e 'clients/python[test]'
 (cd clients/python && "$VENV/bin/python" -m pytest -q)
