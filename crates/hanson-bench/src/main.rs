@@ -1,6 +1,7 @@
 //! `hanson-bench`: a load generator for the Hanson service. See README.md beside Cargo.toml.
 
 mod api;
+mod args;
 mod env;
 mod export;
 mod load;
@@ -25,125 +26,7 @@ use api::{Api, Market, MarketSpec, Provider, ONE_TOKEN};
 use env::{Database, Result, Server};
 use load::{drive, RunStats};
 
-const SCENARIOS: &[&str] = &[
-    "hot_market",
-    "many_markets",
-    "search",
-    "price_history",
-    "market_reads",
-    "stream_fanout",
-    "stream_idle",
-    "stream_watchers",
-    "webhooks",
-    "export",
-    "card",
-];
-
-#[derive(Parser, Clone)]
-#[command(
-    name = "hanson-bench",
-    about = "Load generator for the Hanson prediction-market service",
-    after_help = "Scenarios (default: all, in this order):
-  hot_market     one market, every client trades on it
-  many_markets   the same trade load spread over --markets markets
-  search         POST /v1/markets/search over --search-markets bulk-seeded markets
-  price_history  POST /v1/markets/price-history/search over --price-points seeded points
-  market_reads   price history, 1-minute candles (1,000 buckets) and leaderboard pages in
-                 equal shares on that market, also holding 10,000 wallets' positions: each
-                 kind's p99 and its ratio to price history's
-  stream_fanout  the hot_market load without, then with --subscribers (1000) SSE subscribers
-                 on the market: trades/s and its ratio to the baseline, every subscriber
-                 checked for every trade.created with gapless seq, delivery lag p50/p99/max
-  stream_idle    --subscribers (10000) idle SSE subscribers on one market: the server's RSS
-                 per subscriber and sequential GET /healthz latency while they are held
-  stream_watchers the hot_market load without, then with --subscribers (10000) ticker
-                 watchers (SSE): trades/s ratio, last ticks vs the final state, tick lag,
-                 server RSS per watcher
-  webhooks       the hot_market load without, then with --endpoints (10) webhook endpoints
-                 subscribed to * on a local receiver: trades/s and its ratio, deliveries/s,
-                 delivery lag p50/p99/max, every endpoint checked for every event
-  export         --export-trades (1000000) seeded trades exported as CSV by one client:
-                 rows/s and the server's RSS growth during the export
-  card           GET /markets/{id}/card.png over --card-markets (20) markets, each card
-                 rendered once before the run: warm p50/p90/p99
-See crates/hanson-bench/README.md for the output fields."
-)]
-struct Args {
-    /// Run one scenario: hot_market, many_markets, search, price_history, market_reads, stream_fanout,
-    /// stream_idle, stream_watchers, webhooks, export or card (default: all, in that order).
-    #[arg(long)]
-    scenario: Option<String>,
-    /// Concurrent keep-alive clients.
-    #[arg(long, default_value_t = 64)]
-    clients: usize,
-    /// Measured seconds per run (after the warm-up).
-    #[arg(long, default_value_t = 10.0)]
-    duration: f64,
-    /// Warm-up seconds before each measured run (not counted).
-    #[arg(long, default_value_t = 2.0)]
-    warmup: f64,
-    /// Trading wallets (at least one per client), each funded and logged in with a real signature.
-    #[arg(long, default_value_t = 200)]
-    wallets: usize,
-    /// Share of trades that are sells (of shares the wallet bought earlier in the run).
-    #[arg(long, default_value_t = 0.2)]
-    sell_share: f64,
-    /// Markets of the many_markets scenario.
-    #[arg(long, default_value_t = 100)]
-    markets: usize,
-    /// Markets whose share cards the card scenario fetches.
-    #[arg(long, default_value_t = 20)]
-    card_markets: usize,
-    /// Markets seeded for the search scenario.
-    #[arg(long, default_value_t = 100_000)]
-    search_markets: usize,
-    /// Price points seeded for the price_history scenario (one market, 2 outcomes).
-    #[arg(long, default_value_t = 1_000_000)]
-    price_points: usize,
-    /// Days the seeded price history spans.
-    #[arg(long, default_value_t = 30)]
-    history_days: i64,
-    /// Clients of the price_history scenario (default: --clients).
-    #[arg(long)]
-    history_clients: Option<usize>,
-    /// Database. Without --url: sqlite://PATH uses that file as it is; postgres://... is an admin
-    /// URL through which a fresh database hanson_bench_<uuid> is created per scenario and dropped
-    /// afterwards. Default: a fresh temp SQLite file per scenario. With --url: the server's own
-    /// database (needed for setup, seeding and the audit).
-    #[arg(long)]
-    database_url: Option<String>,
-    /// Shorthand for --database-url postgres://postgres@127.0.0.1:5432/postgres.
-    #[arg(long, conflicts_with = "database_url")]
-    postgres: bool,
-    /// A running server to load instead of launching one (requires --database-url).
-    #[arg(long)]
-    url: Option<String>,
-    /// The hanson binary (default: `hanson` next to this binary).
-    #[arg(long)]
-    hanson_bin: Option<PathBuf>,
-    /// SSE subscribers of the stream scenarios (default: 1000 for stream_fanout, 10000 for
-    /// stream_idle).
-    #[arg(long)]
-    subscribers: Option<usize>,
-    /// With --url: the server's process id, for stream_idle's memory per subscriber (read from
-    /// /proc/PID/status; without it that figure is skipped).
-    #[arg(long)]
-    server_pid: Option<u32>,
-    /// Sequential GET /healthz requests of stream_idle (before and while the subscribers are held).
-    #[arg(long, default_value_t = 2000)]
-    healthz_requests: usize,
-    /// Trades seeded for the export scenario (by --wallets wallets).
-    #[arg(long, default_value_t = 1_000_000)]
-    export_trades: usize,
-    /// Webhook endpoints of the webhooks scenario.
-    #[arg(long, default_value_t = 10)]
-    endpoints: usize,
-    /// `hanson serve` processes launched on the one PostgreSQL database of hot_market and
-    /// many_markets, the trading clients split evenly across them (client i trades on node
-    /// i mod N).
-    #[arg(long, default_value_t = 1)]
-    nodes: usize,
-}
+use args::{Args, SCENARIOS};
 
 impl Args {
     fn database_url(&self) -> Option<String> {
