@@ -4,7 +4,9 @@
 //! for 3 s, a private PostgreSQL the test starts itself (never the shared server). Each time nothing acknowledged is
 //! lost or doubled, refusals are 503 problem+json with Retry-After (never a 500), the follower
 //! takes bets again within 2 s of the heal, and its market stream resumes with every event
-//! once, in order. Each test prints its figures (`docs/operations.md`, "Chaos between nodes").
+//! once, in order. A market closing and a resolution becoming final during the fault are
+//! announced once, and every event reaches a webhook once (`chaos_checks.rs`). Each test
+//! prints its figures (`docs/operations.md`, "Chaos between nodes").
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -13,6 +15,7 @@ use std::time::{Duration, Instant};
 use reqwest::StatusCode;
 use serde_json::Value;
 
+use super::chaos_checks::{fixture_settings, Watched, WEBHOOK_FLAGS};
 use super::support::proxy::CutProxy;
 use super::*;
 
@@ -119,6 +122,7 @@ struct Chaos {
     seqs: Arc<Mutex<Vec<i64>>>,
     tasks: Vec<tokio::task::JoinHandle<()>>,
     stream: Option<tokio::task::JoinHandle<()>>,
+    watched: Watched,
 }
 
 impl Chaos {
@@ -126,10 +130,11 @@ impl Chaos {
     /// `leader_proxy` (the leader advertises the proxy's address), when given.
     /// The database is made through `admin_url` when given (a private PostgreSQL).
     async fn start(db_proxy: Option<&CutProxy>, leader_proxy: Option<&CutProxy>, admin_url: Option<&str>) -> Chaos {
-        let f = Fixture::new_at(admin_url, Settings { forward_trades: false, ..Settings::default() }).await;
+        let f = Fixture::new_at(admin_url, fixture_settings()).await;
         let client = reqwest::Client::new();
         let advertise = leader_proxy.map(|p| format!("http://{}", p.addr));
-        let leader_flags: Vec<&str> = advertise.as_deref().map(|a| vec!["--advertise-url", a]).unwrap_or_default();
+        let mut leader_flags: Vec<&str> = advertise.as_deref().map(|a| vec!["--advertise-url", a]).unwrap_or_default();
+        leader_flags.extend(WEBHOOK_FLAGS);
         let leader = node(&f.app.database_url, &leader_flags).await;
         if let Some(proxy) = leader_proxy {
             proxy.retarget(leader.base.trim_start_matches("http://").parse().unwrap());
@@ -139,12 +144,13 @@ impl Chaos {
             Some(proxy) => format!("postgres://postgres@{}/{}", proxy.addr, f.app.database_url.rsplit_once('/').unwrap().1),
             None => f.app.database_url.clone(),
         };
-        let follower = node(&follower_db, &[]).await;
+        let follower = node(&follower_db, &WEBHOOK_FLAGS).await;
         let market = f.market(2).await;
         let market_id = market["id"].as_str().unwrap().to_string();
         let traders = f.traders_at(&client, &follower.base, 4, 1_000 * ONE_TOKEN).await;
         let (stop, seen, seqs) = (Arc::new(AtomicBool::new(false)), Arc::default(), Arc::new(Mutex::new(Vec::new())));
         let stream = tokio::spawn(follow(client.clone(), follower.base.clone(), market_id.clone(), stop.clone(), Arc::clone(&seqs)));
+        let watched = Watched::start(&f, &traders[0]).await;
         Chaos {
             f,
             client,
@@ -158,6 +164,7 @@ impl Chaos {
             seqs,
             tasks: Vec::new(),
             stream: Some(stream),
+            watched,
         }
     }
 
@@ -209,6 +216,8 @@ impl Chaos {
         }
         self.stop.store(true, Ordering::SeqCst);
         self.stream.take().unwrap().await.unwrap();
+        // Before the audit (`recorded_once`), so that it sees the resolution final.
+        self.watched.settle(&db).await;
 
         let outcomes = std::mem::take(&mut *self.seen.lock().unwrap());
         let codes: std::collections::BTreeSet<&str> = outcomes.refused.iter().map(|(_, c)| c.as_str()).collect();
@@ -218,9 +227,10 @@ impl Chaos {
         let seqs = self.seqs.lock().unwrap().clone();
         let first = *seqs.first().expect("the stream saw events");
         assert_eq!(seqs, (first..=last).collect::<Vec<_>>(), "every event once, in order, across the fault");
+        let once = self.watched.check(&db, self.leader.is_none()).await;
         println!(
             "chaos/{fault}: {} acknowledged, {} refused with 503 {codes:?}, {recorded} recorded, back {:.2} s after the heal, \
-             stream seqs {first}..={last} without a gap",
+             stream seqs {first}..={last} without a gap; {once}",
             outcomes.acknowledged.len(),
             outcomes.refused.len(),
             back.as_secs_f64()

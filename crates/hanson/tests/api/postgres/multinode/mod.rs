@@ -14,6 +14,7 @@ use support::*;
 
 mod across_nodes;
 mod chaos;
+mod chaos_checks;
 mod forwarding;
 mod market_operations;
 
