@@ -56,7 +56,12 @@ impl http_body::Body for ChannelBody {
 }
 
 pub(crate) fn event_stream(body: mpsc::Receiver<Bytes>) -> Response {
-    let mut response = axum::body::Body::new(ChannelBody(body)).into_response();
+    sse_response(axum::body::Body::new(ChannelBody(body)))
+}
+
+/// A `text/event-stream` response of `body`.
+pub(crate) fn sse_response(body: axum::body::Body) -> Response {
+    let mut response = body.into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));

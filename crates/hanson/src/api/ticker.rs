@@ -4,9 +4,13 @@
 
 use std::sync::Arc;
 
+use std::convert::Infallible;
+
+use axum::body::Body;
 use axum::extract::State;
 use axum::response::Response;
 use axum::Extension;
+use bytes::Bytes;
 use tokio::sync::{mpsc, watch};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -15,10 +19,11 @@ use super::extract::ApiPath;
 use super::openapi::E404;
 use super::request_meta::ClientIp;
 use super::state::AppState;
-use super::streams::{client_ip, event_stream, ping_timer, ServerSentEvent, CONNECTION_BUFFER};
+use super::streams::{client_ip, ping_timer, sse_response, ServerSentEvent};
 use crate::domain::ids::MarketId;
 use crate::error::{Error, Result};
 use crate::events::ticker::{Tick, Tickers};
+use crate::events::StreamPermit;
 
 pub(crate) fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(market_ticker))
@@ -45,32 +50,40 @@ async fn market_ticker(
 ) -> Result<Response> {
     let permit = app.hub.admit(client_ip(client))?;
     let ticks = app.tickers.watch(MarketId(market_id)).await?;
-    let (tx, rx) = mpsc::channel(CONNECTION_BUFFER);
-    let (mut closing, every) = (app.hub.closing(), app.hub.settings().ping_interval);
-    tokio::spawn(async move {
-        let _permit = permit;
-        let mut pings = ping_timer(every);
-        let mut ticks = ticks;
-        let first = ticks.borrow_and_update().sse.clone();
-        if tx.send(first).await.is_err() {
-            return;
+    let watcher =
+        Watcher { _permit: permit, ticks, first: true, pings: ping_timer(app.hub.settings().ping_interval), closing: app.hub.closing() };
+    Ok(sse_response(Body::from_stream(futures_util::stream::unfold(watcher, Watcher::next))))
+}
+
+/// One SSE watcher, read by its connection as the body: no task or channel of its own, so a
+/// tick costs each watcher one wake-up and one write (stream_watchers in docs/performance.md).
+struct Watcher {
+    _permit: StreamPermit,
+    ticks: watch::Receiver<Arc<Tick>>,
+    first: bool,
+    pings: tokio::time::Interval,
+    closing: watch::Receiver<bool>,
+}
+
+impl Watcher {
+    /// The next chunk: the current tick first, then each newer one (a slow reader skips to
+    /// the latest), or a ping; the end on a settled market's feed closing or on shutdown.
+    async fn next(mut self) -> Option<(std::result::Result<Bytes, Infallible>, Watcher)> {
+        if std::mem::take(&mut self.first) {
+            let tick = self.ticks.borrow_and_update().sse.clone();
+            return Some((Ok(tick), self));
         }
-        loop {
-            let chunk = tokio::select! {
-                biased;
-                _ = closing.changed() => return,
-                changed = ticks.changed() => match changed {
-                    Ok(()) => ticks.borrow_and_update().sse.clone(),
-                    Err(_) => return,
-                },
-                _ = pings.tick() => bytes::Bytes::from_static(b": ping\n\n"),
-            };
-            if tx.send(chunk).await.is_err() {
-                return;
-            }
-        }
-    });
-    Ok(event_stream(rx))
+        let chunk = tokio::select! {
+            biased;
+            _ = self.closing.changed() => return None,
+            changed = self.ticks.changed() => match changed {
+                Ok(()) => self.ticks.borrow_and_update().sse.clone(),
+                Err(_) => return None,
+            },
+            _ = self.pings.tick() => Bytes::from_static(b": ping\n\n"),
+        };
+        Some((Ok(chunk), self))
+    }
 }
 
 /// The WebSocket's `ticker` channel of one market: acknowledged, then its ticks as messages
