@@ -16,13 +16,19 @@ pub(crate) const SCENARIOS: &[&str] = &[
     "webhooks",
     "export",
     "card",
+    "soak",
 ];
+
+/// Scenarios run when none is named: all but the soak, which runs for as long as it is told.
+pub(crate) fn default_scenarios() -> Vec<&'static str> {
+    SCENARIOS.iter().copied().filter(|s| *s != "soak").collect()
+}
 
 #[derive(Parser, Clone)]
 #[command(
     name = "hanson-bench",
     about = "Load generator for the Hanson prediction-market service",
-    after_help = "Scenarios (default: all, in this order):
+    after_help = "Scenarios (default: all but soak, in this order):
   hot_market     one market, every client trades on it
   many_markets   the same trade load spread over --markets markets
   search         POST /v1/markets/search over --search-markets bulk-seeded markets
@@ -45,11 +51,17 @@ pub(crate) const SCENARIOS: &[&str] = &[
                  rows/s and the server's RSS growth during the export
   card           GET /markets/{id}/card.png over --card-markets (20) markets, each card
                  rendered once before the run: warm p50/p90/p99
+  soak           --duration seconds of everything at once at --rate trades/s: trading on
+                 --markets (100) markets, --subscribers (1000) SSE subscribers (every tenth
+                 hangs up and resumes), webhooks to 5 endpoints (one failing half the time),
+                 the event log pruned every 10 s; a JSON line every --sample-secs (RSS, fds,
+                 p99, database size), then every event delivered, gaps, audit, targets
 See crates/hanson-bench/README.md for the output fields."
 )]
 pub(crate) struct Args {
     /// Run one scenario: hot_market, many_markets, search, price_history, market_reads, stream_fanout,
-    /// stream_idle, stream_watchers, webhooks, export or card (default: all, in that order).
+    /// stream_idle, stream_watchers, webhooks, export, card or soak (default: all but soak, in
+    /// that order).
     #[arg(long)]
     pub(crate) scenario: Option<String>,
     /// Concurrent keep-alive clients.
@@ -100,8 +112,8 @@ pub(crate) struct Args {
     /// The hanson binary (default: `hanson` next to this binary).
     #[arg(long)]
     pub(crate) hanson_bin: Option<PathBuf>,
-    /// SSE subscribers of the stream scenarios (default: 1000 for stream_fanout, 10000 for
-    /// stream_idle).
+    /// SSE subscribers of the stream scenarios (default: 1000 for stream_fanout and soak, 10000 for
+    /// stream_idle and stream_watchers).
     #[arg(long)]
     pub(crate) subscribers: Option<usize>,
     /// With --url: the server's process id, for stream_idle's memory per subscriber (read from
@@ -122,4 +134,10 @@ pub(crate) struct Args {
     /// i mod N).
     #[arg(long, default_value_t = 1)]
     pub(crate) nodes: usize,
+    /// Trades per second of the soak, over all clients, at a steady pace.
+    #[arg(long, default_value_t = 200.0)]
+    pub(crate) rate: f64,
+    /// Seconds between the soak's samples (one JSON line each).
+    #[arg(long, default_value_t = 60.0)]
+    pub(crate) sample_secs: f64,
 }

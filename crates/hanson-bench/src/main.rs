@@ -8,6 +8,7 @@ mod load;
 mod reads;
 mod rng;
 mod seed;
+mod soak;
 mod sse;
 mod streams;
 mod watchers;
@@ -26,7 +27,7 @@ use api::{Api, Market, MarketSpec, Provider, ONE_TOKEN};
 use env::{Database, Result, Server};
 use load::{drive, RunStats};
 
-use args::{Args, SCENARIOS};
+use args::{default_scenarios, Args, SCENARIOS};
 
 impl Args {
     fn database_url(&self) -> Option<String> {
@@ -475,7 +476,7 @@ fn redact(url: &str) -> String {
 fn main() -> ExitCode {
     let args = Args::parse();
     let names: Vec<&'static str> = match &args.scenario {
-        None => SCENARIOS.to_vec(),
+        None => default_scenarios(),
         Some(s) => match SCENARIOS.iter().find(|n| **n == s.as_str()) {
             Some(n) => vec![*n],
             None => {
@@ -492,9 +493,11 @@ fn main() -> ExitCode {
     let mut failed = false;
     let mut lines = Vec::new();
     for name in names {
-        if name.starts_with("stream_") || name == "webhooks" || name == "export" {
+        if name.starts_with("stream_") || matches!(name, "webhooks" | "export" | "soak") {
             let run = async {
-                if name == "export" {
+                if name == "soak" {
+                    soak::run(&args).await
+                } else if name == "export" {
                     export::run(&args).await
                 } else if name == "stream_watchers" {
                     watchers::run(&args).await
