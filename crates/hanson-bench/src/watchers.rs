@@ -11,7 +11,7 @@ use crate::api::{self, ONE_TOKEN};
 use crate::env::{self, Result};
 use crate::sse::ticker::Watchers;
 use crate::sse::LagHistogram;
-use crate::streams::{finish, setup, trade_load, Report};
+use crate::streams::{cores_json, finish, setup, trade_load, Cpu, Report};
 use crate::{round, round_sig, Args};
 
 const CONNECT_PARALLEL: usize = 256;
@@ -44,7 +44,9 @@ pub(crate) async fn run(args: &Args) -> Result<Report> {
     let rss_after = s.pid.and_then(|p| env::rss_kib(p).ok());
 
     eprintln!("[{name}] with {connected} watchers: {clients} clients, {} s + {} s warm-up", args.duration, args.warmup);
+    let cpu = Cpu::now(s.pid);
     let loaded = trade_load(args, &s.base, &s.market, &sessions).await;
+    let (server_cores, bench_cores, watcher_cores) = Cpu::now(s.pid).cores_since(&cpu);
     // The last state goes out at most one ticker interval (250 ms) after the last trade.
     tokio::time::sleep(Duration::from_secs(2)).await;
     let stats = watchers.close().await;
@@ -53,7 +55,7 @@ pub(crate) async fn run(args: &Args) -> Result<Report> {
     let final_state = probe.close().await.pop().and_then(|st| st.last).and_then(|d| state_of(&d));
 
     let mut lags = LagHistogram::new();
-    let (mut matched, mut mismatched, mut ticks) = (0u64, 0u64, 0u64);
+    let (mut matched, mut mismatched, mut ticks, mut bytes) = (0u64, 0u64, 0u64, 0u64);
     let mut ended: BTreeMap<String, u64> = BTreeMap::new();
     for st in &stats {
         if let Some(h) = &st.lags {
@@ -63,6 +65,7 @@ pub(crate) async fn run(args: &Args) -> Result<Report> {
             *ended.entry(why.clone()).or_default() += 1;
         }
         ticks += st.ticks;
+        bytes += st.bytes;
         let last = st.last.as_deref().and_then(state_of);
         if last.is_some() && last == final_state {
             matched += 1;
@@ -93,9 +96,13 @@ pub(crate) async fn run(args: &Args) -> Result<Report> {
         ("last_tick_mismatches", json!(mismatched)),
         ("final_seq", final_state.as_ref().map_or(Value::Null, |v| v["seq"].clone())),
         ("ticks", json!(ticks)),
+        ("bytes_per_tick", round(bytes as f64 / ticks.max(1) as f64, 0)),
         ("tick_lag_p50_ms", round(lag50, 1)),
         ("tick_lag_p99_ms", round(lag99, 1)),
         ("tick_lag_max_ms", round(lag_max, 1)),
+        ("server_cores", cores_json(server_cores)),
+        ("bench_cores", cores_json(bench_cores)),
+        ("watcher_cores", cores_json(watcher_cores)),
         ("rss_before_kib", json!(rss_before)),
         ("rss_after_kib", json!(rss_after)),
         ("kib_per_watcher", per_watcher.map_or(Value::Null, |v| round(v, 2))),

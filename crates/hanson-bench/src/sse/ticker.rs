@@ -19,6 +19,8 @@ use super::{authority, LagHistogram, THREAD_NAME};
 #[derive(Default)]
 pub(crate) struct TickStats {
     pub ticks: u64,
+    /// Body bytes read after the response head (SSE frames and chunk framing).
+    pub bytes: u64,
     /// The data line of the last tick.
     pub last: Option<String>,
     pub lags: Option<Box<LagHistogram>>,
@@ -112,7 +114,9 @@ struct Parser {
     left: usize,
     body: Vec<u8>,
     is_ticker: bool,
-    data: Option<Vec<u8>>,
+    /// The current event's data line, if it has one (the buffer is reused).
+    data: Vec<u8>,
+    has_data: bool,
 }
 
 impl Parser {
@@ -150,15 +154,17 @@ impl Parser {
             let line = &self.body[start..start + end];
             let line = line.strip_suffix(b"\r").unwrap_or(line);
             if line.is_empty() {
-                if let (true, Some(data)) = (self.is_ticker, self.data.take()) {
-                    tick(&data);
+                if self.is_ticker && self.has_data {
+                    tick(&self.data);
                 }
                 self.is_ticker = false;
-                self.data = None;
+                self.has_data = false;
             } else if let Some(v) = line.strip_prefix(b"event:") {
                 self.is_ticker = v.trim_ascii() == b"ticker";
             } else if let Some(v) = line.strip_prefix(b"data:") {
-                self.data = Some(v.trim_ascii_start().to_vec());
+                self.data.clear();
+                self.data.extend_from_slice(v.trim_ascii_start());
+                self.has_data = true;
             }
             start += end + 1;
         }
@@ -210,6 +216,8 @@ async fn watch_ticker(
     }
     let mut parser = Parser::default();
     let mut lags = Box::new(LagHistogram::new());
+    // The last tick's data, copied into one reused buffer (a String only at the end).
+    let mut last: Vec<u8> = Vec::new();
     let mut on_tick = |data: &[u8]| {
         stats.ticks += 1;
         if stats.ticks == 1 {
@@ -218,21 +226,30 @@ async fn watch_ticker(
         } else if let Some(at) = newest_trade_micros(data) {
             lags.record((hanson::domain::time::now_micros() - at).max(0) as u64);
         }
-        stats.last = Some(String::from_utf8_lossy(data).into_owned());
+        last.clear();
+        last.extend_from_slice(data);
     };
+    let mut bytes = (head.len() - body_start) as u64;
     let mut result = parser.feed(&head[body_start..], &mut on_tick);
     while result.is_ok() {
-        let n = tokio::select! {
+        let read = tokio::select! {
             biased;
             _ = stop.changed() => break,
-            r = stream.read(&mut buf) => r.map_err(|e| format!("read: {:?}", e.kind()))?,
+            r = stream.read(&mut buf) => r,
         };
-        if n == 0 {
-            result = Err("closed".into());
-            break;
-        }
-        result = parser.feed(&buf[..n], &mut on_tick);
+        result = match read {
+            Ok(0) => Err("closed".into()),
+            Ok(n) => {
+                bytes += n as u64;
+                parser.feed(&buf[..n], &mut on_tick)
+            }
+            Err(e) => Err(format!("read: {:?}", e.kind())),
+        };
     }
+    stats.bytes = bytes;
     stats.lags = Some(lags);
+    if stats.ticks > 0 {
+        stats.last = Some(String::from_utf8_lossy(&last).into_owned());
+    }
     result
 }
