@@ -257,7 +257,7 @@ async fn claim(store: &Store, in_flight: &Mutex<InFlight>) -> crate::error::Resu
     }
     let now = now_micros();
     let lease_until = now + LEASE.as_micros() as i64;
-    let claimed = store.write(move |c| stored::claim_due(c, now, lease_until, room as i64, &busy)).await?;
+    let claimed = store.write(move |c| stored::claim_due(c, now, lease_until, room as i64, PER_ENDPOINT as i64, &busy)).await?;
     // Over an endpoint's bound within one claim: keep its first PER_ENDPOINT in all, give the
     // rest back (their lease is cleared) for a later claim.
     let mut kept = Vec::with_capacity(claimed.len());

@@ -78,6 +78,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     ),
     (21, include_str!("../../../migrations/postgres/0021_siwe_nonces.sql")),
     (22, include_str!("../../../migrations/postgres/0022_webhook_deliveries_ended.sql")),
+    (23, include_str!("../../../migrations/postgres/0023_webhook_deliveries_endpoint_due.sql")),
 ];
 
 /// Key of the advisory lock that serializes migrations of nodes starting at the same time.

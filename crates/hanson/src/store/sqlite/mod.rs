@@ -72,6 +72,7 @@ const MIGRATIONS: &[(i64, &str)] = &[
     ),
     (21, include_str!("../../../migrations/sqlite/0021_siwe_nonces.sql")),
     (22, include_str!("../../../migrations/sqlite/0022_webhook_deliveries_ended.sql")),
+    (23, include_str!("../../../migrations/sqlite/0023_webhook_deliveries_endpoint_due.sql")),
 ];
 
 /// Most jobs one commit carries. Commits no longer wait for the disk, so small batches are
