@@ -2,9 +2,10 @@
 """Plots `hanson-bench --scenario soak` runs: server memory, open fds, trade p99 and the
 database's size per sample, one line per run.
 
-    python3 tools/soak-plot.py OUT.png sqlite.jsonl postgres.jsonl
+    python3 tools/soak-plot.py OUT.png sqlite.jsonl "postgres, before the fix=pg.jsonl"
 
-Each input is the bench's standard output (its JSON lines; other lines are skipped).
+Each input is the bench's standard output (its JSON lines; other lines are skipped),
+optionally named LABEL=PATH (else the backend names the line).
 Needs matplotlib (pip install matplotlib).
 """
 import json
@@ -50,11 +51,12 @@ def main():
         ("webhook backlog (trades)", lambda r: r.get("webhook_backlog_trades")),
     ]
     fig, axes = plt.subplots(3, 2, figsize=(12, 10), sharex=True)
-    for path in runs:
+    for run in runs:
+        label, _, path = run.rpartition("=")
         rows = samples(path)
         if not rows:
             continue
-        label = rows[0].get("backend", path)
+        label = label or rows[0].get("backend", path)
         minutes = [r["minute"] for r in rows]
         for ax, (title, value) in zip(axes.flat, panels):
             ax.plot(minutes, [value(r) for r in rows], marker=".", label=label)
